@@ -1,0 +1,68 @@
+"""The corpus: every chunk of a workspace, one row each, ready for the stages.
+
+A :class:`Corpus` holds ``chunks`` (a DataFrame whose row position is the ``docno`` that
+hits carry) and ``files`` (one row per indexed file, with its mtime for decay), plus the
+files that were skipped and why.
+
+>>> corpus = Corpus.from_texts(["alpha beta", "gamma"])
+>>> len(corpus), corpus.chunks.loc[1, "path"]
+(2, 'doc-2.md')
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+CHUNK_TABLE_COLUMNS = ["chunk_id", "path", "source", "start_line", "end_line", "text", "hash"]
+FILE_TABLE_COLUMNS = ["path", "source", "hash", "mtime_ms", "size"]
+
+
+@dataclass
+class Corpus:
+    """Chunks of one workspace (or of a document collection)."""
+
+    chunks: pd.DataFrame
+    files: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=FILE_TABLE_COLUMNS))
+    root: Path | None = None
+    skipped: list = field(default_factory=list)
+    model: str = "fts-only"
+
+    def __post_init__(self) -> None:
+        missing = [c for c in CHUNK_TABLE_COLUMNS if c not in self.chunks.columns]
+        if missing:
+            raise ValueError(f"corpus chunks lack column(s) {missing}")
+        self.chunks = self.chunks.reset_index(drop=True)
+
+    def __len__(self) -> int:
+        return len(self.chunks)
+
+    def __repr__(self) -> str:
+        where = f"{self.root}" if self.root else "in memory"
+        return f"Corpus({where}: {len(self.files)} files, {len(self.chunks)} chunks)"
+
+    @property
+    def texts(self) -> list[str]:
+        """Chunk texts in docno order."""
+        return self.chunks["text"].tolist()
+
+    @classmethod
+    def from_texts(cls, texts: list[str], paths: list[str] | None = None,
+                   source: str = "memory") -> Corpus:
+        """A corpus of one single-chunk document per text (tests, document collections)."""
+        paths = paths or [f"doc-{i + 1}.md" for i in range(len(texts))]
+        if len(paths) != len(texts):
+            raise ValueError(f"{len(texts)} texts but {len(paths)} paths")
+        rows = []
+        for text, path in zip(texts, paths, strict=True):
+            h = hashlib.sha256(text.encode("utf-8")).hexdigest()
+            end = text.count("\n") + 1
+            cid = hashlib.sha256(f"{source}:{path}:1:{end}:{h}:fts-only".encode()).hexdigest()
+            rows.append((cid, path, source, 1, end, text, h))
+        chunks = pd.DataFrame(rows, columns=CHUNK_TABLE_COLUMNS)
+        files = pd.DataFrame({"path": paths, "source": source, "hash": chunks["hash"],
+                              "mtime_ms": 0, "size": [len(t.encode()) for t in texts]})
+        return cls(chunks=chunks, files=files)

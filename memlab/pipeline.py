@@ -1,0 +1,162 @@
+"""Stages and how they compose.
+
+A :class:`Stage` maps a frame to a hits frame (see :mod:`memlab.frames`). Retrievers take
+queries; re-rankers (fusion, decay, MMR, thresholds) take hits. Stages chain with ``>>``::
+
+    pipe = vector_leg >> TemporalDecay(corpus) >> Threshold(min_score=0.35)
+    hits = pipe("where is the deploy key?")
+
+Parameters follow scikit-learn's conventions (constructor arguments stored unchanged as
+attributes), so ``get_params``/``set_params`` and the readable ``repr`` come from
+:class:`sklearn.base.BaseEstimator`, nested names included (``merge__vector_weight``).
+
+:class:`Cached` memoises a leg's candidates per query text: wrap the expensive legs once and
+every later re-run of the cheap stages after them (fusion, decay, MMR, thresholds) reuses
+the cached scores. This is the line between expensive and cheap work that sweeps rely on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+from sklearn.base import BaseEstimator
+
+from memlab.frames import as_queries
+
+
+class Stage(BaseEstimator):
+    """Base class of every stage: ``transform(frame) -> hits``.
+
+    Calling a stage accepts anything :func:`memlab.frames.as_queries` does (a string, a list of
+    strings or a queries DataFrame).
+    """
+
+    def transform(self, frame: pd.DataFrame) -> pd.DataFrame:  # pragma: no cover - abstract
+        raise NotImplementedError(f"{type(self).__name__} must implement transform()")
+
+    def __call__(self, queries: Any) -> pd.DataFrame:
+        return self.transform(as_queries(queries) if not _is_hits(queries) else queries)
+
+    def search(self, query: str) -> pd.DataFrame:
+        """Run one query and return its hits."""
+        return self.transform(as_queries(query))
+
+    def __rshift__(self, other: Stage) -> Sequence:
+        if not isinstance(other, Stage):
+            return NotImplemented
+        left = self.stages if isinstance(self, Sequence) else [self]
+        right = other.stages if isinstance(other, Sequence) else [other]
+        return Sequence([*left, *right])
+
+
+def _is_hits(frame: Any) -> bool:
+    return isinstance(frame, pd.DataFrame) and "docno" in frame.columns
+
+
+class Sequence(Stage):
+    """Stages run one after another; built by ``a >> b``.
+
+    Parameters of the inner stages are addressed by the stage's lower-cased class name
+    (suffixed ``-2``, ``-3`` on repeats), like scikit-learn's ``make_pipeline``::
+
+        pipe.set_params(mmr__lambda_=0.5)
+    """
+
+    def __init__(self, stages: list[Stage]):
+        self.stages = stages
+
+    def transform(self, frame: pd.DataFrame) -> pd.DataFrame:
+        for stage in self.stages:
+            frame = stage.transform(frame)
+        return frame
+
+    def named_stages(self) -> dict[str, Stage]:
+        names: dict[str, Stage] = {}
+        for stage in self.stages:
+            base = type(stage).__name__.lower()
+            name, n = base, 1
+            while name in names:
+                n += 1
+                name = f"{base}-{n}"
+            names[name] = stage
+        return names
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        params: dict[str, Any] = {"stages": self.stages}
+        if deep:
+            for name, stage in self.named_stages().items():
+                params[name] = stage
+                for key, value in stage.get_params(deep=True).items():
+                    params[f"{name}__{key}"] = value
+        return params
+
+    def set_params(self, **params: Any) -> Sequence:
+        if "stages" in params:
+            self.stages = params.pop("stages")
+        named = self.named_stages()
+        nested: dict[str, dict[str, Any]] = {}
+        for key, value in params.items():
+            name, sep, sub = key.partition("__")
+            if name not in named:
+                raise ValueError(
+                    f"invalid parameter {key!r} for {type(self).__name__}; "
+                    f"stage names are {sorted(named)}"
+                )
+            if not sep:
+                raise ValueError(f"replacing stage {name!r} by name is not supported; "
+                                 "set its parameters with '<stage>__<param>'")
+            nested.setdefault(name, {})[sub] = value
+        for name, sub_params in nested.items():
+            named[name].set_params(**sub_params)
+        return self
+
+    def __repr__(self, N_CHAR_MAX: int = 700) -> str:
+        return "\n>> ".join(repr(s) for s in self.stages)
+
+
+class Cached(Stage):
+    """Memoise a leg's hits per query text (and the leg's parameters).
+
+    The first call runs ``stage``; later calls with the same query texts return the stored
+    candidates (re-labelled with the new ``qid``/``now``). Changing a parameter of the wrapped
+    stage invalidates the cache.
+
+    >>> from memlab.pipeline import Cached  # doctest: +SKIP
+    >>> leg = Cached(VectorSearch(corpus, embedder))  # doctest: +SKIP
+    """
+
+    def __init__(self, stage: Stage):
+        self.stage = stage
+
+    def _key(self) -> str:
+        return repr(sorted((k, repr(v)) for k, v in self.stage.get_params(deep=False).items()))
+
+    def transform(self, frame: pd.DataFrame) -> pd.DataFrame:
+        store: dict[str, pd.DataFrame] = self.__dict__.setdefault("_store", {})
+        key = self._key()
+        if self.__dict__.get("_store_key") != key:
+            store.clear()
+            self.__dict__["_store_key"] = key
+        queries = as_queries(frame)
+        todo = queries[~queries["query"].isin(store.keys())].drop_duplicates("query")
+        if len(todo):
+            fresh = self.stage.transform(todo)
+            by_qid = dict(tuple(fresh.groupby("qid", sort=False))) if len(fresh) else {}
+            for qid, text in zip(todo["qid"], todo["query"], strict=True):
+                part = by_qid.get(qid, fresh.iloc[0:0])
+                store[text] = part.drop(columns=[c for c in queries.columns if c in part
+                                                 and c != "qid"]).reset_index(drop=True)
+        parts = []
+        for row in queries.itertuples(index=False):
+            part = store[row.query].copy()
+            for col in queries.columns:
+                part[col] = getattr(row, col) if len(part) else pd.Series(dtype=object)
+            parts.append(part)
+        if not parts:
+            return self.stage.transform(queries)
+        return pd.concat(parts, ignore_index=True)
+
+    def clear(self) -> None:
+        """Forget every cached candidate list."""
+        self.__dict__.get("_store", {}).clear()
