@@ -66,3 +66,38 @@ class Corpus:
         files = pd.DataFrame({"path": paths, "source": source, "hash": chunks["hash"],
                               "mtime_ms": 0, "size": [len(t.encode()) for t in texts]})
         return cls(chunks=chunks, files=files)
+
+
+def load_workspace(workspace: str | Path, extra_paths: list[str] | tuple[str, ...] = (),
+                   tokens: int = 400, overlap: int = 80, model: str = "fts-only",
+                   max_input_bytes: int | None = None) -> Corpus:
+    """Discover, read and chunk a memory workspace the way OpenClaw indexes it.
+
+    Files are found with OpenClaw's rules (:mod:`memlab.workspace`), chunked with its chunker
+    (:mod:`memlab.chunking`); whitespace-only chunks are dropped, and with an embedding
+    provider chunks over ``max_input_bytes`` UTF-8 bytes are split as OpenClaw does. Unreadable
+    or binary files are skipped with a warning and listed in ``corpus.skipped``.
+
+    >>> corpus = load_workspace("datasets/sample-memory/workspace")  # doctest: +SKIP
+    >>> corpus.chunks[["path", "start_line", "end_line"]].head()  # doctest: +SKIP
+    """
+    from memlab.chunking import chunk_id, chunk_markdown, split_for_provider
+    from memlab.workspace import scan_workspace
+
+    root = Path(workspace).expanduser()
+    loaded, skipped = scan_workspace(root, extra_paths)
+    rows = []
+    for f in loaded:
+        chunks = [c for c in chunk_markdown(f.text, tokens=tokens, overlap=overlap)
+                  if c.text.strip()]
+        if max_input_bytes:
+            chunks = split_for_provider(chunks, max_input_bytes)
+        for c in chunks:
+            cid = chunk_id(f.source, f.path, c.start_line, c.end_line, c.hash, model)
+            rows.append((cid, f.path, f.source, c.start_line, c.end_line, c.text, c.hash))
+    files = pd.DataFrame([(f.path, f.source, f.hash, f.mtime_ms, f.size) for f in loaded],
+                         columns=FILE_TABLE_COLUMNS)
+    chunks_df = pd.DataFrame(rows, columns=CHUNK_TABLE_COLUMNS).astype(
+        {"start_line": "int64", "end_line": "int64"})
+    return Corpus(chunks=chunks_df, files=files, root=root.resolve(), skipped=list(skipped),
+                  model=model)

@@ -112,10 +112,14 @@ def build_hits(
 
 
 def rerank(hits: pd.DataFrame, by: str = "score") -> pd.DataFrame:
-    """Sort hits by ``qid`` then ``by`` descending (stable) and renumber ``rank``."""
+    """Sort hits by query then ``by`` descending and renumber ``rank``.
+
+    The sort is stable, so ties keep their current order (as JavaScript's ``toSorted`` does).
+    """
     if hits.empty:
         return hits
-    order = np.lexsort((-hits[by].to_numpy(), hits["qid"].to_numpy()))
+    codes, _ = pd.factorize(hits["qid"])  # keep queries in order of first appearance
+    order = np.lexsort((-hits[by].to_numpy(dtype=np.float64), codes))  # lexsort is stable
     out = hits.iloc[order].reset_index(drop=True)
     out["rank"] = out.groupby("qid", sort=False).cumcount() + 1
     return out

@@ -1,0 +1,249 @@
+"""OpenClaw's ``memory_search`` assembled from memlab stages (reference, sections 4 to 6).
+
+:func:`openclaw_pipeline` turns a corpus and a config into the stage pipeline production runs:
+
+* hybrid (a provider and ``query.hybrid.enabled``)::
+
+      Fusion(vector, keyword) >> TemporalDecay >> MMR >> Threshold(relaxed="keyword")
+
+* keyword only (``provider: "none"``)::
+
+      Fusion(text=keyword) >> TemporalDecay >> Threshold(relaxed="zero")   # boosted score
+
+* vector only (``query.hybrid.enabled: false``)::
+
+      Fusion(vector=vector) >> Threshold(relaxed=None)
+
+Both legs sit behind :class:`~memlab.pipeline.Cached`, so re-running the pipeline with other
+fusion, decay, MMR or threshold parameters reuses their candidates.
+
+:class:`MemorySearch` is the one-call entry point: a workspace and a config in, OpenClaw-shaped
+results out::
+
+    >>> ms = MemorySearch("datasets/sample-memory/workspace")  # doctest: +SKIP
+    >>> ms.search("when do we deploy billing?")["results"][0]["citation"]  # doctest: +SKIP
+    'memory/2026-09-02.md#L4-L9'
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from memlab.config import MemlabConfig, load_config
+from memlab.corpus import Corpus, load_workspace
+from memlab.embed import get_provider
+from memlab.embed.base import EmbeddingProvider
+from memlab.embed.cache import CachedEmbedder, EmbeddingCache
+from memlab.frames import as_queries
+from memlab.pipeline import Cached, Sequence, Stage
+from memlab.snippet import citation, snippet
+from memlab.stages.decay import TemporalDecay
+from memlab.stages.fusion import Fusion
+from memlab.stages.lexical import BM25, TfIdf
+from memlab.stages.mmr import MMR
+from memlab.stages.threshold import Threshold
+from memlab.stages.vector import VectorSearch
+from memlab.text import Tokenizer
+
+#: memlab's configuration when none is given: OpenClaw's defaults, but the embedded local
+#: model instead of OpenAI, so everything runs offline with no API key.
+DEFAULT_CONFIG: dict[str, Any] = {"memorySearch": {"provider": "local"}}
+
+
+def default_cache_path() -> Path:
+    """Where embeddings are cached unless the config says otherwise."""
+    base = os.environ.get("MEMLAB_CACHE_DIR") or Path.home() / ".cache" / "memlab"
+    return Path(base) / "embeddings.sqlite"
+
+
+def make_embedder(config: MemlabConfig, cache: EmbeddingCache | None = None
+                  ) -> EmbeddingProvider | None:
+    """The configured provider behind the embedding cache; ``None`` for ``provider: "none"``.
+
+    An explicitly configured provider that memlab cannot create raises
+    :class:`memlab.embed.ProviderUnavailable`: it never silently degrades to keyword-only.
+    """
+    ms = config.memory_search
+    provider_id = ms.resolved_provider()
+    if provider_id == "none":
+        return None
+    settings: dict[str, Any] = {}
+    if provider_id == "local":
+        if ms.local and ms.local.model_path:
+            settings["model_path"] = ms.local.model_path
+        settings["batch_size"] = config.memlab.batch_size
+    if ms.model and provider_id != "local":
+        settings["model"] = ms.model
+    provider = get_provider(provider_id, **settings)
+    if not ms.cache.enabled:
+        return provider
+    if cache is None:
+        path = config.memlab.embedding_cache or default_cache_path()
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        cache = EmbeddingCache(path)
+    return CachedEmbedder(provider, cache)
+
+
+def keyword_leg(corpus: Corpus, config: MemlabConfig) -> Stage:
+    """The research keyword leg the config asks for (``memlab.keyword``)."""
+    opts = config.memlab
+    tok = opts.tokenizer
+    tokenizer = Tokenizer(lowercase=tok.lowercase, stopwords=tok.stopwords, stemmer=tok.stemmer,
+                          cjk=tok.cjk, thai=tok.thai)
+    if opts.keyword == "bm25":
+        return BM25(corpus, tokenizer=tokenizer, variant=opts.bm25.variant, k1=opts.bm25.k1,
+                    b=opts.bm25.b, delta=opts.bm25.delta, match=opts.match)
+    if opts.keyword == "tfidf":
+        return TfIdf(corpus, tokenizer=tokenizer, match=opts.match)
+    raise NotImplementedError(
+        f"memlab.keyword={opts.keyword!r}: the SQLite FTS5 keyword leg is not available yet; "
+        "use 'bm25' or 'tfidf'"
+    )
+
+
+def openclaw_pipeline(corpus: Corpus, config: MemlabConfig | dict | str | Path | None = None,
+                      embedder: EmbeddingProvider | None = None, *,
+                      max_results: int | None = None, min_score: float | None = None,
+                      now: object = None) -> Sequence:
+    """Build OpenClaw's search pipeline over ``corpus`` (see the module docstring).
+
+    ``embedder`` is required unless the config's provider is ``"none"``. ``max_results`` and
+    ``min_score`` override ``query.maxResults``/``query.minScore`` like the CLI flags do;
+    ``now`` fixes the reference time of temporal decay.
+
+    >>> from memlab.corpus import Corpus
+    >>> corpus = Corpus.from_texts(["the deploy window moved to Tuesday", "lunch was good"])
+    >>> pipe = openclaw_pipeline(corpus, {"provider": "none"})
+    >>> pipe("deploy window")[["path", "score"]].round(3).to_dict("records")
+    [{'path': 'doc-1.md', 'score': 1.0}]
+    """
+    cfg = config if isinstance(config, MemlabConfig) else load_config(
+        DEFAULT_CONFIG if config is None else config)
+    ms = cfg.memory_search
+    q = ms.query
+    max_results = int(max_results if max_results is not None else q.max_results)
+    min_score = float(min_score if min_score is not None else q.min_score)
+    candidates = ms.candidates(max_results)
+    vw, tw = ms.normalized_weights()
+    hybrid = q.hybrid
+    decay = TemporalDecay(corpus, half_life_days=ms.half_life_days(),
+                          enabled=hybrid.temporal_decay.enabled, now=now,
+                          rule=cfg.memlab.decay_rule)
+    provider_id = ms.resolved_provider()
+    if provider_id == "none":
+        fusion = Fusion(text=Cached(keyword_leg(corpus, cfg)), candidates=candidates)
+        return fusion >> decay >> Threshold(min_score, max_results, relaxed="zero")
+    if embedder is None:
+        raise ValueError(
+            f"provider {provider_id!r} needs an embedder: pass embedder=make_embedder(config), "
+            "or set provider to 'none' for keyword-only search"
+        )
+    vector = Cached(VectorSearch(corpus, embedder, index=cfg.memlab.vector_index))
+    if not hybrid.enabled:
+        return Fusion(vector=vector, candidates=candidates) >> Threshold(
+            min_score, max_results, relaxed=None)
+    fusion = Fusion(vector=vector, text=Cached(keyword_leg(corpus, cfg)),
+                    method=cfg.memlab.fusion.method, vector_weight=vw, text_weight=tw,
+                    candidates=candidates, rrf_k=cfg.memlab.fusion.rrf_k)
+    mmr = MMR(corpus, lambda_=ms.mmr_lambda(), enabled=hybrid.mmr.enabled)
+    return fusion >> decay >> mmr >> Threshold(min_score, max_results, relaxed="keyword")
+
+
+def hits_to_results(hits: pd.DataFrame, corpus: Corpus, mode: str) -> list[dict[str, Any]]:
+    """OpenClaw's result objects (``openclaw memory search --json``) for one query's hits."""
+    results = []
+    texts = corpus.chunks["text"]
+    for row in hits.itertuples(index=False):
+        item: dict[str, Any] = {
+            "path": row.path,
+            "startLine": int(row.start_line),
+            "endLine": int(row.end_line),
+            "score": float(row.score),
+        }
+        if mode == "hybrid":
+            item["vectorScore"] = float(row.vector_score)
+            item["textScore"] = float(row.text_score)
+        elif mode == "fts-only":
+            item["textScore"] = float(row.text_score)
+        item["snippet"] = snippet(texts.iloc[row.docno])
+        item["source"] = row.source
+        item["citation"] = citation(row.path, int(row.start_line), int(row.end_line))
+        results.append(item)
+    return results
+
+
+class MemorySearch:
+    """Search one workspace as OpenClaw would: discovery, chunking, both legs, the merge.
+
+    Parameters
+    ----------
+    workspace:
+        The agent workspace (holding ``MEMORY.md`` and ``memory/``).
+    config:
+        An OpenClaw config (path, JSON5 text, dict or :class:`MemlabConfig`); ``None`` uses
+        :data:`DEFAULT_CONFIG` (OpenClaw's defaults with the offline local model).
+    embedder:
+        Overrides the provider named in the config (e.g. a shared cached embedder).
+
+    >>> ms = MemorySearch("datasets/sample-memory/workspace", {"provider": "none"})  # doctest: +SKIP
+    >>> [r["citation"] for r in ms.search("staging database host")["results"]]  # doctest: +SKIP
+    """
+
+    def __init__(self, workspace: str | Path, config: MemlabConfig | dict | str | Path | None = None,
+                 embedder: EmbeddingProvider | None = None):
+        self.config = config if isinstance(config, MemlabConfig) else load_config(
+            DEFAULT_CONFIG if config is None else config)
+        ms = self.config.memory_search
+        self.embedder = embedder if embedder is not None else make_embedder(self.config)
+        model = self.embedder.model if self.embedder is not None else "fts-only"
+        max_bytes = None
+        if self.embedder is not None:
+            max_bytes = min(getattr(self.embedder, "max_input_tokens", 8192), 8000)
+        self.corpus = load_workspace(workspace, ms.extra_paths, tokens=ms.chunking.tokens,
+                                     overlap=ms.resolved_overlap(), model=model,
+                                     max_input_bytes=max_bytes)
+        self._pipes: dict[tuple, Sequence] = {}
+
+    @property
+    def mode(self) -> str:
+        """``"hybrid"``, ``"fts-only"`` or ``"vector"``."""
+        if self.embedder is None:
+            return "fts-only"
+        return "hybrid" if self.config.memory_search.query.hybrid.enabled else "vector"
+
+    def pipeline(self, max_results: int | None = None, min_score: float | None = None,
+                 now: object = None) -> Sequence:
+        """The stage pipeline (legs cached across calls)."""
+        key = (max_results, min_score)
+        pipe = self._pipes.get(key)
+        if pipe is None:
+            pipe = openclaw_pipeline(self.corpus, self.config, self.embedder,
+                                     max_results=max_results, min_score=min_score)
+            self._pipes[key] = pipe
+        for stage in pipe.stages:
+            if isinstance(stage, TemporalDecay):
+                stage.set_params(now=now)
+        return pipe
+
+    def run(self, queries: Any, max_results: int | None = None, min_score: float | None = None,
+            now: object = None) -> pd.DataFrame:
+        """Hits for many queries (the tabular contract)."""
+        frame = as_queries(queries)
+        frame = frame.assign(query=frame["query"].str.strip())
+        return self.pipeline(max_results, min_score, now).transform(frame)
+
+    def search(self, query: str, max_results: int | None = None,
+               min_score: float | None = None, now: object = None) -> dict[str, Any]:
+        """One query, answered like ``openclaw memory search --json``."""
+        if not query.strip():
+            hits = pd.DataFrame()
+        else:
+            hits = self.run(query, max_results, min_score, now)
+        results = hits_to_results(hits, self.corpus, self.mode) if len(hits) else []
+        provider = self.embedder.id if self.embedder is not None else "none"
+        model = self.embedder.model if self.embedder is not None else None
+        return {"results": results, "provider": provider, "model": model}

@@ -1,0 +1,120 @@
+"""Temporal decay (reference, section 5): older notes count less.
+
+    multiplier = exp(-(ln 2 / half_life_days) * age_days),  age_days = max(0, now - ts) / 1 day
+
+The timestamp of a hit is, in order: the date in a dated memory path (UTC midnight), nothing
+for evergreen memory files (``MEMORY.md`` and undated files under ``memory/``, when the hit's
+source is ``memory``), else the file's mtime read at query time (unreadable: no decay). After
+scaling, hits are re-sorted by score (stably, so ties keep their order).
+
+``now`` comes from the queries' ``now`` column when present, else the stage's ``now``
+parameter, else the clock.
+
+>>> round(decay_multiplier(age_days=30, half_life_days=30), 6)
+0.5
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from datetime import UTC, datetime
+
+import numpy as np
+import pandas as pd
+
+from memlab.corpus import Corpus
+from memlab.frames import rerank
+from memlab.pipeline import Stage
+from memlab.workspace import dated_path_date, is_evergreen
+
+DAY_MS = 86_400_000
+
+
+def decay_multiplier(age_days: float | np.ndarray, half_life_days: float) -> float | np.ndarray:
+    """``exp(-ln2/half_life * max(0, age))``; a non-positive half-life disables decay."""
+    if not half_life_days or half_life_days <= 0:
+        return np.ones_like(np.asarray(age_days, dtype=float))
+    lam = math.log(2) / half_life_days
+    return np.exp(-lam * np.maximum(0.0, age_days))
+
+
+def to_epoch_ms(value: object) -> float:
+    """Milliseconds since the epoch for a datetime, ISO-8601 string or number (ms)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return time.time() * 1000.0
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return float(value)
+    stamp = pd.Timestamp(value)
+    if stamp.tzinfo is None:
+        stamp = stamp.tz_localize("UTC")
+    return stamp.value / 1e6
+
+
+class TemporalDecay(Stage):
+    """Scale hit scores by their age.
+
+    Parameters
+    ----------
+    corpus:
+        The corpus the hits come from (paths, sources, workspace root for mtimes).
+    half_life_days:
+        Half-life; OpenClaw resolves it as ``max(1, floor(value))``, done by the config.
+    enabled:
+        ``False`` makes the stage a no-op (handy for sweeps).
+    now:
+        Reference time (datetime, ISO-8601 or epoch ms) when the queries carry none.
+    rule:
+        ``"2026.7"`` (dated = ``memory/YYYY-MM-DD.md``) or ``"2026.8"`` (nested and slugged).
+    """
+
+    def __init__(self, corpus: Corpus, half_life_days: float = 30, enabled: bool = True,
+                 now: object = None, rule: str = "2026.7"):
+        self.corpus = corpus
+        self.half_life_days = half_life_days
+        self.enabled = enabled
+        self.now = now
+        self.rule = rule
+
+    def timestamps_ms(self, hits: pd.DataFrame) -> np.ndarray:
+        """Timestamp (epoch ms) per hit; NaN where the hit does not decay."""
+        out = np.full(len(hits), np.nan)
+        cache: dict[tuple[str, str], float] = {}
+        for i, (path, source) in enumerate(zip(hits["path"], hits["source"], strict=True)):
+            key = (source, path)
+            if key not in cache:
+                cache[key] = self._timestamp(path, source)
+            out[i] = cache[key]
+        return out
+
+    def _timestamp(self, path: str, source: str) -> float:
+        day = dated_path_date(path, rule=self.rule)
+        if day is not None:
+            return datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp() * 1000.0
+        if source == "memory" and is_evergreen(path, source, rule=self.rule):
+            return math.nan
+        if self.corpus.root is not None:
+            try:
+                return os.stat(os.path.join(self.corpus.root, path)).st_mtime_ns / 1e6
+            except OSError:
+                return math.nan
+        files = self.corpus.files
+        match = files.loc[(files["path"] == path) & (files["source"] == source), "mtime_ms"]
+        return float(match.iloc[0]) if len(match) else math.nan
+
+    def transform(self, hits: pd.DataFrame) -> pd.DataFrame:
+        if not self.enabled or hits.empty:
+            return hits
+        ts = self.timestamps_ms(hits)
+        if "now" in hits.columns:
+            default = to_epoch_ms(self.now)
+            now = np.array([default if pd.isna(v) else to_epoch_ms(v) for v in hits["now"]])
+        else:
+            now = np.full(len(hits), to_epoch_ms(self.now))
+        age_days = np.maximum(0.0, now - ts) / DAY_MS
+        mult = np.where(np.isnan(ts), 1.0, decay_multiplier(np.nan_to_num(age_days),
+                                                            self.half_life_days))
+        out = hits.copy()
+        out["score"] = out["score"].to_numpy() * mult
+        return rerank(out)
