@@ -88,8 +88,7 @@ def load_workspace(workspace: str | Path, extra_paths: list[str] | tuple[str, ..
     loaded, skipped = scan_workspace(root, extra_paths)
     rows = []
     for f in loaded:
-        chunks = [c for c in chunk_markdown(f.text, tokens=tokens, overlap=overlap)
-                  if c.text.strip()]
+        chunks = chunk_markdown(f.text, tokens=tokens, overlap=overlap)  # blank ones dropped
         if max_input_bytes:
             chunks = split_for_provider(chunks, max_input_bytes)
         for c in chunks:

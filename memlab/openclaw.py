@@ -203,7 +203,7 @@ class MemorySearch:
         max_bytes = None
         if self.embedder is not None:
             max_bytes = min(getattr(self.embedder, "max_input_tokens", 8192), 8000)
-        self.corpus = load_workspace(workspace, ms.extra_paths, tokens=ms.chunking.tokens,
+        self.corpus = load_workspace(workspace, ms.effective_extra_paths(), tokens=ms.chunking.tokens,
                                      overlap=ms.resolved_overlap(), model=model,
                                      max_input_bytes=max_bytes)
         self._pipes: dict[tuple, Sequence] = {}

@@ -1,0 +1,580 @@
+"""Memory-file discovery and loading with OpenClaw's rules (2026.7.35).
+
+Reproduces ``listMemoryFiles`` / ``buildFileEntry`` (``packages/memory-host-sdk/src/host/
+internal.ts``) and the dated/evergreen path rules of ``temporal-decay.ts``:
+
+* ``MEMORY.md`` at the workspace root, only when the directory entry is named exactly
+  ``MEMORY.md`` and is a regular file (not a symlink). ``memory.md`` is never indexed.
+* every ``*.md`` file under ``memory/`` (recursively). Symlinks are skipped -- entries and
+  the ``memory`` directory itself -- and ``.openclaw-repair`` directories are not entered.
+* ``extra_paths``: absolute or workspace-relative, ``~`` expanded; directories are walked
+  like ``memory/``, single ``.md`` files accepted, symlinks skipped.
+* the list is deduplicated by realpath, keeping the first occurrence.
+
+Order is OpenClaw's: ``MEMORY.md``, then a depth-first walk of ``memory/``, then the extra
+paths in the order given. Like Node's ``fs.readdir`` on POSIX, each directory's entries are
+visited sorted by the bytes of their names, subdirectories walked where they occur.
+
+Unlike OpenClaw, which decodes any bytes as UTF-8 with U+FFFD replacement, the default
+loader skips files that contain NUL bytes or are not valid UTF-8 (``strict=False`` restores
+OpenClaw's lossy decoding). Every skipped file is reported as a :class:`SkippedFile` and
+a :class:`MemlabWarning`.
+
+>>> import tempfile, pathlib
+>>> ws = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (ws / "MEMORY.md").write_text("# Long-term\\n")
+>>> (ws / "memory").mkdir(); _ = (ws / "memory" / "2026-01-02.md").write_text("note\\n")
+>>> [f.path for f in list_memory_files(ws)]
+['MEMORY.md', 'memory/2026-01-02.md']
+"""
+
+from __future__ import annotations
+
+import datetime
+import errno
+import hashlib
+import os
+import re
+import stat as stat_mod
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from memlab.chunking import JS_WHITESPACE as _JS_WHITESPACE
+
+__all__ = [
+    "LoadedFile",
+    "MemlabWarning",
+    "MemoryFile",
+    "SkippedFile",
+    "dated_path_date",
+    "is_evergreen",
+    "is_memory_path",
+    "list_memory_files",
+    "read_memory_files",
+    "scan_workspace",
+]
+
+DecayRule = Literal["2026.7", "2026.8"]
+
+CANONICAL_ROOT_MEMORY = "MEMORY.md"
+REPAIR_DIR_NAME = ".openclaw-repair"
+_ROOT_MEMORY_REPAIR_REL = ".openclaw-repair/root-memory"
+
+# temporal-decay.ts DATED_MEMORY_PATH_RE. [0-9] and \Z, not \d and $: JS \d is ASCII-only
+# and JS $ (no /m) does not match before a trailing newline.
+_DATED_RE: dict[str, re.Pattern[str]] = {
+    "2026.7": re.compile(r"(?:^|/)memory/([0-9]{4})-([0-9]{2})-([0-9]{2})\.md\Z"),
+    "2026.8": re.compile(
+        r"(?:^|/)memory/(?:[^/]+/)*([0-9]{4})-([0-9]{2})-([0-9]{2})(?:-[^/]+)?\.md\Z"
+    ),
+}
+_EVERGREEN_ROOT_FILES: dict[str, frozenset[str]] = {
+    "2026.7": frozenset({"MEMORY.md"}),
+    "2026.8": frozenset({"MEMORY.md", "USER.md"}),
+}
+
+
+class MemlabWarning(UserWarning):
+    """Something in the workspace was skipped or could not be used."""
+
+
+@dataclass(frozen=True)
+class MemoryFile:
+    """A discovered memory file.
+
+    ``path`` is workspace-relative with ``/`` separators (``../…`` for extra paths outside
+    the workspace), exactly the path OpenClaw stores; ``abs_path`` is the absolute path as
+    OpenClaw builds it (joined, not symlink-resolved).
+    """
+
+    path: str
+    abs_path: Path
+    source: str = "memory"
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    """A path that was not indexed, with a human-readable reason."""
+
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class LoadedFile:
+    """A memory file read from disk (OpenClaw's file entry plus its text).
+
+    ``hash`` is sha256 hex of the UTF-8 encoding of ``text`` (OpenClaw's ``hashText`` of the
+    decoded content; for valid UTF-8 this is the sha256 of the file bytes). ``mtime_ms`` is
+    the modification time in whole milliseconds (OpenClaw keeps Node's fractional
+    ``mtimeMs``), ``size`` the size in bytes.
+    """
+
+    path: str
+    abs_path: Path
+    source: str
+    text: str
+    hash: str
+    mtime_ms: int
+    size: int
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _js_trim(value: str) -> str:
+    return value.strip(_JS_WHITESPACE)
+
+
+def _resolve(base: str, value: str) -> str:
+    """Node ``path.resolve(base, value)`` on POSIX (lexical; ``//x`` collapses to ``/x``)."""
+    joined = os.path.normpath(os.path.join(base, value))
+    if joined.startswith("//"):
+        joined = "/" + joined.lstrip("/")
+    return joined
+
+
+def _rel_posix(workspace: str, abs_path: str) -> str:
+    """``path.relative(workspace, absPath)`` with ``\\`` turned into ``/``."""
+    return os.path.relpath(abs_path, workspace).replace("\\", "/")
+
+
+def _expand_home(value: str) -> str:
+    """OpenClaw's ``expandHomePath``: only ``~``, ``~/…`` and ``~\\…`` (not ``~user``)."""
+    if value == "~":
+        return os.path.expanduser("~")
+    if value.startswith("~/") or value.startswith("~\\"):
+        return os.path.join(os.path.expanduser("~"), value[2:])
+    return value
+
+
+def _normalize_extra_paths(workspace: str, extra_paths: Sequence[str]) -> list[str]:
+    """``normalizeExtraMemoryPaths``: trim, drop empty, expand ``~``, resolve, unique."""
+    out: list[str] = []
+    for raw in extra_paths:
+        value = _js_trim(str(raw))
+        if not value:
+            continue
+        value = _expand_home(value)
+        resolved = _resolve("/", value) if os.path.isabs(value) else _resolve(workspace, value)
+        if resolved not in out:
+            out.append(resolved)
+    return out
+
+
+def _should_skip_workspace_path(workspace: str, abs_path: str) -> bool:
+    """``shouldSkipRootMemoryAuxiliaryPath``: root ``memory.md`` and the repair dir."""
+    relative = os.path.relpath(abs_path, workspace)
+    if relative.startswith("..") or os.path.isabs(relative):
+        return False
+    normalized = _js_trim(relative).replace("\\", "/")
+    if normalized.startswith("./"):
+        normalized = normalized[2:]
+    return (
+        normalized == "memory.md"
+        or normalized == _ROOT_MEMORY_REPAIR_REL
+        or normalized.startswith(_ROOT_MEMORY_REPAIR_REL + "/")
+    )
+
+
+def _sorted_entries(directory: str) -> list[os.DirEntry[str]]:
+    """Directory entries in Node ``fs.readdir`` order (libuv sorts names with strcmp)."""
+    with os.scandir(directory) as it:
+        return sorted(it, key=lambda entry: os.fsencode(entry.name))
+
+
+def _errno_text(exc: OSError) -> str:
+    return exc.strerror or errno.errorcode.get(exc.errno or 0, str(exc))
+
+
+class _Discovery:
+    """One run of OpenClaw's ``listMemoryFiles`` that also records what it skipped."""
+
+    def __init__(self, workspace: str) -> None:
+        self.workspace = workspace
+        self.found: list[str] = []
+        self.skipped: list[SkippedFile] = []
+        self._skipped_paths: set[str] = set()
+
+    def rel(self, abs_path: str) -> str:
+        return _rel_posix(self.workspace, abs_path)
+
+    def skip(self, abs_path: str, reason: str) -> None:
+        # Overlapping scans (e.g. extra path "." and memory/) meet the same entry twice:
+        # report each path once.
+        rel = self.rel(abs_path)
+        if rel not in self._skipped_paths:
+            self._skipped_paths.add(rel)
+            self.skipped.append(SkippedFile(rel, reason))
+
+    def should_skip(self, abs_path: str) -> bool:
+        return _should_skip_workspace_path(self.workspace, abs_path)
+
+    def walk(self, root: str) -> None:
+        """``walkDirectory(root, {symlinks: "skip"})`` with the memory include/descend rules."""
+        visited: set[str] = set()
+
+        def visit(directory: str) -> None:
+            try:
+                real = os.path.realpath(directory, strict=True)
+            except OSError as exc:
+                self.skip(directory, f"unreadable directory: {_errno_text(exc)}")
+                return
+            if real in visited:
+                return
+            visited.add(real)
+            try:
+                entries = _sorted_entries(directory)
+            except OSError as exc:
+                self.skip(directory, f"unreadable directory: {_errno_text(exc)}")
+                return
+            for entry in entries:
+                full = os.path.join(directory, entry.name)
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        kind = "directory"
+                    elif entry.is_file(follow_symlinks=False):
+                        kind = "file"
+                    elif entry.is_symlink():
+                        kind = "symlink"
+                    else:
+                        kind = "other"
+                except OSError:
+                    kind = "other"
+                if kind == "symlink":
+                    if full.endswith(".md") or _is_dir_target(full):
+                        self.skip(full, "symlink")
+                    continue
+                if self.should_skip(full):
+                    if (kind == "file" and full.endswith(".md")) or kind == "directory":
+                        self.skip(full, "legacy/repair root memory path")
+                    continue
+                if kind == "file" and full.endswith(".md"):
+                    self.found.append(full)
+                elif kind == "other" and full.endswith(".md"):
+                    self.skip(full, "not a regular file")
+                elif kind == "directory":
+                    if entry.name == REPAIR_DIR_NAME:
+                        self.skip(full, "repair directory (not descended)")
+                    else:
+                        visit(full)
+
+        visit(os.path.abspath(root))
+
+    def root_memory_file(self) -> None:
+        """``resolveCanonicalRootMemoryFile`` + ``addMarkdownFile``."""
+        try:
+            entries = _sorted_entries(self.workspace)
+        except OSError:
+            return
+        for entry in entries:
+            full = os.path.join(self.workspace, entry.name)
+            if entry.name == CANONICAL_ROOT_MEMORY:
+                if entry.is_symlink():
+                    self.skip(full, "symlink")
+                elif entry.is_file(follow_symlinks=False):
+                    self.found.append(full)
+                else:
+                    self.skip(full, "not a regular file")
+            elif entry.name.lower() == "memory.md":
+                self.skip(full, f"root memory file must be named exactly {CANONICAL_ROOT_MEMORY}")
+
+    def memory_dir(self) -> None:
+        memory_dir = os.path.join(self.workspace, "memory")
+        try:
+            st = os.lstat(memory_dir)
+        except OSError:
+            return
+        if stat_mod.S_ISLNK(st.st_mode):
+            self.skip(memory_dir, "symlink")
+        elif stat_mod.S_ISDIR(st.st_mode):
+            self.walk(memory_dir)
+
+    def extra(self, extra_paths: Sequence[str]) -> None:
+        for input_path in _normalize_extra_paths(self.workspace, extra_paths):
+            if self.should_skip(input_path):
+                self.skip(input_path, "legacy/repair root memory path")
+                continue
+            try:
+                st = os.lstat(input_path)
+            except FileNotFoundError:
+                self.skip(input_path, "extra path not found")
+                continue
+            except OSError as exc:
+                self.skip(input_path, f"unreadable: {_errno_text(exc)}")
+                continue
+            if stat_mod.S_ISLNK(st.st_mode):
+                self.skip(input_path, "symlink")
+            elif stat_mod.S_ISDIR(st.st_mode):
+                self.walk(input_path)
+            elif stat_mod.S_ISREG(st.st_mode) and input_path.endswith(".md"):
+                self.found.append(input_path)
+            elif stat_mod.S_ISREG(st.st_mode):
+                self.skip(input_path, "not a .md file")
+            else:
+                self.skip(input_path, "not a regular file")
+
+    def dedup(self) -> list[str]:
+        if len(self.found) <= 1:
+            return list(self.found)
+        seen: dict[str, str] = {}
+        out: list[str] = []
+        for entry in self.found:
+            try:
+                key = os.path.realpath(entry, strict=True)
+            except OSError:
+                key = entry
+            if key in seen:
+                if entry != seen[key]:  # the same path met twice is not worth reporting
+                    self.skip(entry, f"duplicate of {self.rel(seen[key])}")
+                continue
+            seen[key] = entry
+            out.append(entry)
+        return out
+
+
+def _is_dir_target(path: str) -> bool:
+    try:
+        return os.path.isdir(path)
+    except OSError:
+        return False
+
+
+def _workspace_dir(workspace: str | Path) -> str:
+    ws = os.path.abspath(_expand_home(os.fspath(workspace)))
+    if not os.path.exists(ws):
+        raise FileNotFoundError(f"memory workspace not found: {ws}")
+    if not os.path.isdir(ws):
+        raise NotADirectoryError(f"memory workspace is not a directory: {ws}")
+    return ws
+
+
+def _discover(
+    workspace: str | Path, extra_paths: Sequence[str]
+) -> tuple[list[MemoryFile], list[SkippedFile]]:
+    if isinstance(extra_paths, str):
+        raise TypeError("extra_paths must be a sequence of paths, not a single string")
+    ws = _workspace_dir(workspace)
+    run = _Discovery(ws)
+    run.root_memory_file()
+    run.memory_dir()
+    run.extra(extra_paths)
+    files = [MemoryFile(run.rel(p), Path(p)) for p in run.dedup()]
+    return files, run.skipped
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def list_memory_files(
+    workspace: str | Path, extra_paths: Sequence[str] = ()
+) -> list[MemoryFile]:
+    """The memory files OpenClaw indexes for ``workspace``, in OpenClaw's order.
+
+    Raises ``FileNotFoundError`` when the workspace does not exist (OpenClaw would index
+    nothing). Use :func:`scan_workspace` to also learn what was skipped and why.
+
+    >>> import tempfile, pathlib
+    >>> ws = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (ws / "memory.md").write_text("legacy")   # lowercase: not indexed
+    >>> (ws / "memory" / "b").mkdir(parents=True)
+    >>> for name in ["memory/b/x.md", "memory/a.md", "memory/c.txt"]:
+    ...     _ = (ws / name).write_text("x")
+    >>> [f.path for f in list_memory_files(ws)]
+    ['memory/a.md', 'memory/b/x.md']
+    """
+    return _discover(workspace, extra_paths)[0]
+
+
+def _read_one(file: MemoryFile, strict: bool) -> LoadedFile | SkippedFile:
+    abs_path = os.fspath(file.abs_path)
+    try:
+        st = os.lstat(abs_path)
+    except FileNotFoundError:
+        return SkippedFile(file.path, "missing")
+    except OSError as exc:
+        return SkippedFile(file.path, f"unreadable: {_errno_text(exc)}")
+    if stat_mod.S_ISLNK(st.st_mode):
+        return SkippedFile(file.path, "symlink")
+    if not stat_mod.S_ISREG(st.st_mode):
+        kind = "directory" if stat_mod.S_ISDIR(st.st_mode) else "special file"
+        return SkippedFile(file.path, f"not a regular file ({kind})")
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(abs_path, flags)
+        try:
+            if not stat_mod.S_ISREG(os.fstat(fd).st_mode):
+                return SkippedFile(file.path, "not a regular file (changed during read)")
+            with os.fdopen(fd, "rb", closefd=False) as handle:
+                data = handle.read()
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        return SkippedFile(file.path, f"unreadable: {_errno_text(exc)}")
+    if strict:
+        if b"\x00" in data:
+            return SkippedFile(file.path, "binary file")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return SkippedFile(file.path, f"invalid UTF-8 (byte offset {exc.start})")
+        digest = hashlib.sha256(data).hexdigest()
+    else:
+        text = data.decode("utf-8", "replace")  # same substitution as Node's Buffer decode
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return LoadedFile(
+        path=file.path,
+        abs_path=file.abs_path,
+        source=file.source,
+        text=text,
+        hash=digest,
+        mtime_ms=st.st_mtime_ns // 1_000_000,
+        size=st.st_size,
+    )
+
+
+def _warn_skipped(skipped: Sequence[SkippedFile]) -> None:
+    for item in skipped:
+        warnings.warn(f"memlab: skipped {item.path}: {item.reason}", MemlabWarning, stacklevel=3)
+
+
+def _read_all(
+    files: Sequence[MemoryFile], strict: bool
+) -> tuple[list[LoadedFile], list[SkippedFile]]:
+    loaded: list[LoadedFile] = []
+    skipped: list[SkippedFile] = []
+    for file in files:
+        result = _read_one(file, strict)
+        (loaded if isinstance(result, LoadedFile) else skipped).append(result)  # type: ignore[arg-type]
+    return loaded, skipped
+
+
+def read_memory_files(
+    files: Sequence[MemoryFile], *, strict: bool = True
+) -> tuple[list[LoadedFile], list[SkippedFile]]:
+    """Read ``files``; bad files are skipped (with a :class:`MemlabWarning`), never raised.
+
+    With ``strict=True`` a file containing NUL bytes is skipped as ``"binary file"`` and
+    undecodable bytes as ``"invalid UTF-8 (byte offset N)"``. With ``strict=False`` the
+    bytes are decoded the way OpenClaw does (``Buffer.toString("utf-8")``: U+FFFD for bad
+    sequences, NULs kept). Unreadable, missing or non-regular files are always skipped.
+
+    >>> import tempfile, pathlib
+    >>> ws = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (ws / "MEMORY.md").write_bytes(b"caf\\xc3\\xa9\\n")
+    >>> loaded, skipped = read_memory_files(list_memory_files(ws))
+    >>> loaded[0].text, loaded[0].size, skipped
+    ('café\\n', 6, [])
+    """
+    loaded, skipped = _read_all(files, strict)
+    _warn_skipped(skipped)
+    return loaded, skipped
+
+
+def scan_workspace(
+    workspace: str | Path, extra_paths: Sequence[str] = (), *, strict: bool = True
+) -> tuple[list[LoadedFile], list[SkippedFile]]:
+    """Discover and read a workspace: loaded files, plus everything skipped and why.
+
+    Skips found during discovery (symlinks, lowercase ``memory.md``, missing or non-``.md``
+    extra paths, realpath duplicates, ``.openclaw-repair`` directories) come first, then
+    read failures. Each skipped item emits one :class:`MemlabWarning`.
+
+    >>> import tempfile, pathlib, os, warnings
+    >>> ws = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (ws / "MEMORY.md").write_text("hello")
+    >>> os.symlink(ws / "MEMORY.md", ws / "alias.md")
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     loaded, skipped = scan_workspace(ws, extra_paths=["alias.md"])
+    >>> [f.path for f in loaded], skipped
+    (['MEMORY.md'], [SkippedFile(path='alias.md', reason='symlink')])
+    """
+    files, skipped = _discover(workspace, extra_paths)
+    loaded, unread = _read_all(files, strict)
+    skipped = skipped + unread
+    _warn_skipped(skipped)
+    return loaded, skipped
+
+
+def _normalize_decay_path(path: str) -> str:
+    normalized = path.replace("\\", "/")
+    return normalized[2:] if normalized.startswith("./") else normalized
+
+
+def dated_path_date(path: str, rule: DecayRule = "2026.7") -> datetime.date | None:
+    """The date in a dated memory path (``parseMemoryDateFromPath``), else ``None``.
+
+    ``rule="2026.7"``: ``memory/YYYY-MM-DD.md`` directly (the ``memory/`` segment may be at
+    any position of the path, e.g. ``../x/memory/…``). ``rule="2026.8"``: also nested
+    (``memory/dreaming/light/YYYY-MM-DD.md``) and slugged (``memory/YYYY-MM-DD-topic.md``).
+    The date must be a real calendar date; years before 100 are rejected (JavaScript's
+    ``Date.UTC`` maps them to 19xx).
+
+    >>> dated_path_date("memory/2026-02-28.md"), dated_path_date("memory/2026-02-30.md")
+    (datetime.date(2026, 2, 28), None)
+    >>> dated_path_date("memory/2026-02-28-trip.md"), dated_path_date(
+    ...     "memory/2026-02-28-trip.md", rule="2026.8")
+    (None, datetime.date(2026, 2, 28))
+    """
+    pattern = _DATED_RE.get(rule)
+    if pattern is None:
+        raise ValueError(f"unknown rule {rule!r}; expected one of {sorted(_DATED_RE)}")
+    match = pattern.search(_normalize_decay_path(path))
+    if not match:
+        return None
+    year, month, day = (int(g) for g in match.groups())
+    if year < 100:
+        return None
+    try:
+        return datetime.date(year, month, day)
+    except ValueError:
+        return None
+
+
+def is_evergreen(path: str, source: str = "memory", rule: DecayRule = "2026.7") -> bool:
+    """True when temporal decay never applies to hits from ``path`` (``isEvergreenMemoryPath``).
+
+    Only ``source == "memory"`` hits can be evergreen: ``MEMORY.md`` (2026.8 adds
+    ``USER.md``) or a path under ``memory/`` that is not dated under the same rule. Note that
+    a path can be neither dated nor evergreen (then decay uses the file's mtime).
+
+    >>> is_evergreen("MEMORY.md"), is_evergreen("memory/projects.md")
+    (True, True)
+    >>> is_evergreen("memory/2026-01-02.md"), is_evergreen("notes/x.md")
+    (False, False)
+    >>> slugged = "memory/2026-01-02-x.md"
+    >>> is_evergreen(slugged), is_evergreen(slugged, rule="2026.8")
+    (True, False)
+    """
+    pattern = _DATED_RE.get(rule)
+    if pattern is None:
+        raise ValueError(f"unknown rule {rule!r}; expected one of {sorted(_DATED_RE)}")
+    if source != "memory":
+        return False
+    normalized = _normalize_decay_path(path)
+    if normalized in _EVERGREEN_ROOT_FILES[rule]:
+        return True
+    if not normalized.startswith("memory/"):
+        return False
+    return not pattern.search(normalized)
+
+
+def is_memory_path(rel_path: str) -> bool:
+    """OpenClaw's ``isMemoryPath``: may ``memory_get`` read this workspace-relative path?
+
+    Leading ``.``/``/`` characters are stripped first (as OpenClaw does), then the path must
+    be ``MEMORY.md``, ``DREAMS.md`` (any case) or start with ``memory/``.
+
+    >>> is_memory_path("MEMORY.md"), is_memory_path("./memory/a.md"), is_memory_path("notes.md")
+    (True, True, False)
+    """
+    normalized = re.sub(r"^[./]+", "", _js_trim(rel_path)).replace("\\", "/")
+    if not normalized:
+        return False
+    if normalized == CANONICAL_ROOT_MEMORY or normalized.lower() == "dreams.md":
+        return True
+    return normalized.startswith("memory/")
