@@ -1,0 +1,647 @@
+"""Lexical retrievers: BM25 (the five bm25s variants) and TF-IDF cosine, on sparse matrices.
+
+Both stages tokenise the corpus once (lazily, on first use) into a scipy CSR doc-term count
+matrix, precompute a term × doc weight matrix, and score all queries of a call with one
+sparse matrix product. They return the hits contract of :mod:`memlab.frames` with
+
+``score``
+    the raw ranker score (BM25: identical to bm25s for the same tokens and parameters;
+    TF-IDF: cosine similarity, identical to scikit-learn's ``TfidfVectorizer``).
+``text_score``
+    BM25: OpenClaw's ``bm25RankToScore`` applied to the score. SQLite FTS5 reports
+    ``rank = -r`` for a BM25 relevance ``r``, and OpenClaw maps ``rank < 0`` to
+    ``r / (1 + r)``; memlab uses ``r / (1 + r)`` for every ``r >= 0`` (OpenClaw would map a
+    rank of exactly 0 to 1, which FTS5 never produces because its IDF is floored at 1e-6; here
+    ``r = 0`` only happens with the clamped Robertson / ATIRE IDFs of terms in most documents).
+    TF-IDF: the cosine itself (already in [0, 1]).
+``boosted_score``
+    OpenClaw's keyword-only ranking score, :func:`openclaw_boosted_score` of ``text_score``.
+
+Which documents are hits: a document is a hit only if it contains at least one query term
+(``match="any"``) or every distinct query term (``match="all"``, OpenClaw's AND-joined FTS5
+query). This matters for ``bm25l`` and ``bm25+``, which give *every* document a positive
+constant for the query terms it lacks: those constants are part of ``score`` (as in bm25s),
+but documents without any query term are never returned. Query terms that are not in the
+corpus vocabulary add nothing to scores; under ``match="all"`` such a term makes the query
+match nothing (like FTS5). Empty or punctuation-only queries return no hits.
+
+Ranking: score descending, ties broken by lower ``docno``; at most ``depth`` hits per query.
+
+>>> from memlab.corpus import Corpus
+>>> corpus = Corpus.from_texts(["the deploy key is in vault", "rotate the key", "lunch"])
+>>> hits = BM25(corpus)("deploy key")
+>>> hits[["docno", "rank"]].values.tolist()
+[[0, 1], [1, 2]]
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable, Iterable, Sequence
+from itertools import chain, repeat
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from sklearn.feature_extraction.text import TfidfTransformer
+
+from memlab.frames import as_queries, build_hits
+from memlab.pipeline import Stage
+from memlab.text.tokenize import Tokenizer, openclaw_fts_tokens
+
+__all__ = ["BM25", "MATCH_MODES", "TfIdf", "VARIANTS", "bm25_rank_to_score",
+           "openclaw_boosted_score"]
+
+VARIANTS = ("robertson", "lucene", "atire", "bm25l", "bm25+")
+MATCH_MODES = ("any", "all")
+
+# OpenClaw's lexical boost constants (manager-search.ts, scoreFallbackKeywordResult).
+_W_OVERLAP = 0.45
+_W_DENSITY = 0.2
+_PATH_BOOST = 0.18
+_LENGTH_DIVISOR = 160
+_LENGTH_CAP = 0.18
+
+# Cap on query × doc cells handled per sparse product, to bound memory on big corpora.
+_CELLS_PER_BATCH = 4_000_000
+
+
+# -- OpenClaw scores -----------------------------------------------------------------------
+
+
+def bm25_rank_to_score(r: np.ndarray | float) -> np.ndarray | float:
+    """``r / (1 + r)`` for a non-negative BM25 relevance ``r`` (OpenClaw's ``bm25RankToScore``
+    of the FTS5 rank ``-r``; see the module docstring for ``r = 0``)."""
+    r = np.maximum(np.asarray(r, dtype=np.float64), 0.0)
+    out = r / (1.0 + r)
+    return float(out) if out.ndim == 0 else out
+
+
+def _utf16_len(text: str) -> int:
+    """JavaScript's ``string.length`` (UTF-16 code units)."""
+    if text.isascii():
+        return len(text)
+    return len(text.encode("utf-16-le")) // 2
+
+
+def openclaw_boosted_score(query: str, text: str, path: str, text_score: float) -> float:
+    """OpenClaw's keyword-only score of one keyword hit (reference §4 step 4).
+
+    ``min(1, text_score + 0.45·uniqOverlap + 0.2·density + 0.18·#(query tokens in the
+    lower-cased path) + min(len(text)/160, 0.18))`` where tokens are lower-cased
+    ``[\\p{L}\\p{N}_]+`` runs (:func:`memlab.text.openclaw_fts_tokens`), query tokens are
+    de-duplicated, uniqOverlap = matched query tokens / query tokens, density = matched query
+    tokens / distinct text tokens, a path "contains" a token as a substring, and ``len(text)``
+    counts UTF-16 code units as JavaScript does. A query without tokens returns
+    ``text_score`` unchanged (no boost at all), as OpenClaw does.
+
+    In OpenClaw's keyword *fallback* (one FTS query per extracted keyword) the ``query``
+    given to this boost is that keyword, not the user's full query.
+
+    >>> openclaw_boosted_score("deploy key", "Deploy key: in vault", "memory/keys.md", 0.5)
+    1.0
+    >>> round(openclaw_boosted_score("vault", "the deploy key is in the vault", "a.md", 0.1), 4)
+    0.7633
+    """
+    qtokens = list(dict.fromkeys(openclaw_fts_tokens(query)))
+    if not qtokens:
+        return float(text_score)
+    text_tokens = set(openclaw_fts_tokens(text))
+    return _boost(qtokens, text_tokens, path.lower(), _utf16_len(text), float(text_score))
+
+
+def _boost(qtokens: Sequence[str], text_tokens: set[str] | frozenset[str], path_lower: str,
+           text_len16: int, text_score: float) -> float:
+    # Same operation order as the JavaScript, so results agree to the last bit.
+    overlap = sum(1 for t in qtokens if t in text_tokens)
+    unique_overlap = overlap / max(len(qtokens), 1)
+    density = overlap / max(len(text_tokens), 1)
+    path_boost = 0.0
+    for t in qtokens:
+        path_boost += _PATH_BOOST if t in path_lower else 0.0
+    length_boost = min(text_len16 / _LENGTH_DIVISOR, _LENGTH_CAP)
+    lexical = unique_overlap * _W_OVERLAP + density * _W_DENSITY + path_boost + length_boost
+    return min(1.0, text_score + lexical)
+
+
+# -- shared machinery ----------------------------------------------------------------------
+
+
+def _count_matrix(token_lists: Sequence[list[str]], vocabulary: dict[str, int],
+                  grow: bool) -> sp.csr_matrix:
+    """Rows = texts, columns = vocabulary ids, values = term counts (float64).
+
+    With ``grow`` unseen tokens are added to ``vocabulary`` (first-seen order); otherwise
+    they are dropped."""
+    lengths = np.fromiter(map(len, token_lists), dtype=np.int64, count=len(token_lists))
+    flat = list(chain.from_iterable(token_lists))
+    if grow:
+        for token in dict.fromkeys(flat):
+            if token not in vocabulary:
+                vocabulary[token] = len(vocabulary)
+        ids = np.fromiter(map(vocabulary.__getitem__, flat), dtype=np.int64, count=len(flat))
+        rows = np.repeat(np.arange(len(token_lists)), lengths)
+    else:
+        ids = np.fromiter(map(vocabulary.get, flat, repeat(-1)), dtype=np.int64,
+                          count=len(flat))
+        rows = np.repeat(np.arange(len(token_lists)), lengths)
+        known = ids >= 0
+        ids, rows = ids[known], rows[known]
+    matrix = sp.csr_matrix((np.ones(len(ids)), (rows, ids)),
+                           shape=(len(token_lists), len(vocabulary)))
+    matrix.sum_duplicates()
+    return matrix
+
+
+def _check_choice(name: str, value: Any, choices: Sequence[Any]) -> None:
+    if not isinstance(value, str | type(None)) or value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))} (got {value!r})")
+
+
+def _check_number(name: str, value: Any, low: float, high: float | None = None,
+                  low_open: bool = False) -> None:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+        raise TypeError(f"{name} must be a finite real number (got {value!r})")
+    too_low = value <= low if low_open else value < low
+    if too_low or (high is not None and value > high):
+        bound = f"> {low}" if low_open else f">= {low}"
+        rng = f"in [{low}, {high}]" if high is not None else bound
+        raise ValueError(f"{name} must be {rng} (got {value!r})")
+
+
+def _check_bool(name: str, value: Any) -> None:
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be True or False (got {value!r})")
+
+
+class _LexicalStage(Stage):
+    """Tokenised corpus, query matrices, hit selection. Subclasses define the weights."""
+
+    # subclass hooks ---------------------------------------------------------------------------
+
+    def _validate_weight_params(self) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _weight_key(self) -> tuple:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _build_weights(self, counts: sp.csr_matrix) -> None:  # pragma: no cover - abstract
+        """Set ``term_doc_weights_`` (and variant-specific fitted attributes)."""
+        raise NotImplementedError
+
+    def _query_weights(self, q_counts: sp.csr_matrix) -> tuple[sp.csr_matrix, np.ndarray]:
+        """Query-side weights and a per-query constant added to every document's score."""
+        return q_counts, np.zeros(q_counts.shape[0])
+
+    def _text_scores(self, scores: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # parameters and lazily fitted state -------------------------------------------------------
+
+    def _validate_common(self) -> None:
+        corpus = self.corpus
+        if not hasattr(corpus, "chunks") or not hasattr(corpus, "texts"):
+            raise TypeError(
+                f"corpus must be a memlab.corpus.Corpus (got {type(corpus).__name__}); build "
+                "one with Corpus.from_texts([...]) or by indexing a workspace"
+            )
+        tok = self.tokenizer
+        if tok is not None and not callable(tok):
+            raise TypeError(
+                "tokenizer must be None (memlab.text.Tokenizer()) or a callable text -> list "
+                f"of str, such as memlab.text.Tokenizer(stemmer='english') (got {tok!r})"
+            )
+        depth = self.depth
+        if depth is not None and (isinstance(depth, bool)
+                                  or not isinstance(depth, numbers.Integral) or depth < 1):
+            raise ValueError(f"depth must be a positive integer or None for all hits "
+                             f"(got {depth!r})")
+        _check_choice("match", self.match, MATCH_MODES)
+
+    def _tokenizer(self) -> Callable[[str], list[str]]:
+        if self.tokenizer is not None:
+            return self.tokenizer
+        tok = self.__dict__.get("_default_tokenizer")
+        if tok is None:
+            tok = self.__dict__["_default_tokenizer"] = Tokenizer()
+        return tok
+
+    def _tokenizer_key(self) -> Any:
+        tok = self._tokenizer()
+        if isinstance(tok, Tokenizer) or hasattr(tok, "get_params"):
+            try:
+                params = tok.get_params(deep=False)
+                return (type(tok), repr(sorted(params.items(), key=lambda kv: kv[0])))
+            except Exception:  # fall back to identity
+                pass
+        return ("id", id(tok))
+
+    def _counts_key(self) -> tuple:
+        corpus = self.corpus
+        return (id(corpus), id(corpus.chunks), len(corpus.chunks), self._tokenizer_key())
+
+    def _fit(self) -> None:
+        """Build (or reuse) the tokenised corpus and the weight matrix for the current params."""
+        self._validate_common()
+        self._validate_weight_params()
+        counts_key = self._counts_key()
+        if self.__dict__.get("_counts_cache_key") != counts_key:
+            vocabulary: dict[str, int] = {}
+            tokens = self._tokenizer_texts(self.corpus.texts)
+            self.doc_term_counts_ = _count_matrix(tokens, vocabulary, grow=True)
+            self.vocabulary_ = vocabulary
+            self.doc_len_ = np.asarray(self.doc_term_counts_.sum(axis=1)).ravel()
+            self.doc_freq_ = np.bincount(self.doc_term_counts_.indices,
+                                         minlength=len(vocabulary)).astype(np.int64)
+            presence = self.doc_term_counts_.T.tocsr()
+            presence.data[:] = 1.0
+            self.term_doc_presence_ = presence
+            self.__dict__["_counts_cache_key"] = counts_key
+            self.__dict__.pop("_weight_key_cache", None)
+        weight_key = (counts_key, self._weight_key())
+        if self.__dict__.get("_weight_key_cache") != weight_key:
+            self._build_weights(self.doc_term_counts_)
+            self.__dict__["_weight_key_cache"] = weight_key
+
+    def _tokenizer_texts(self, texts: list[str]) -> list[list[str]]:
+        tok = self._tokenizer()
+        many = getattr(tok, "tokenize_many", None)
+        return many(texts) if many is not None else [tok(t) for t in texts]
+
+    # scoring -------------------------------------------------------------------------------
+
+    def _query_counts(self, texts: list[str]) -> tuple[sp.csr_matrix, np.ndarray]:
+        """Query term counts (known terms only) and each query's number of distinct tokens
+        (unknown ones included)."""
+        tokens = self._tokenizer_texts(texts)
+        n_distinct = np.fromiter((len(set(t)) for t in tokens), dtype=np.int64,
+                                 count=len(tokens))
+        return _count_matrix(tokens, self.vocabulary_, grow=False), n_distinct
+
+    def _batches(self, n_queries: int) -> Iterable[slice]:
+        n_docs = max(len(self.corpus.chunks), 1)
+        step = max(1, _CELLS_PER_BATCH // n_docs)
+        for start in range(0, n_queries, step):
+            yield slice(start, min(start + step, n_queries))
+
+    def score_matrix(self, queries: Any) -> np.ndarray:
+        """Dense ``(n_queries, n_docs)`` raw scores (bm25s's ``get_scores`` per query, or the
+        TF-IDF cosine), for parity tests and parameter sweeps. Every document gets a score,
+        hit or not (``bm25l``/``bm25+`` give non-matching documents their constant)."""
+        self._fit()
+        frame = as_queries(queries)
+        q_counts, _ = self._query_counts(frame["query"].tolist())
+        q_weights, const = self._query_weights(q_counts)
+        dense = (q_weights @ self.term_doc_weights_).toarray()
+        dense += const[:, None]
+        return dense
+
+    def transform(self, queries: pd.DataFrame) -> pd.DataFrame:
+        """Queries → hits, best first, at most ``depth`` per query."""
+        self._fit()
+        frame = as_queries(queries)
+        n_queries = len(frame)
+        q_counts, n_distinct = self._query_counts(frame["query"].tolist())
+        q_weights, const = self._query_weights(q_counts)
+        q_binary = q_counts.copy()
+        q_binary.data[:] = 1.0
+        n_docs = len(self.corpus.chunks)
+        per_query: list[tuple[np.ndarray, np.ndarray]] = []
+        for sl in self._batches(n_queries):
+            rows, cols, vals = self._candidates(q_binary[sl], q_weights[sl], const[sl],
+                                                n_distinct[sl], n_docs)
+            per_query.extend(_top_per_row(rows, cols, vals, sl.stop - sl.start, self.depth))
+        hits = build_hits(frame, self.corpus.chunks, per_query, score_column=None)
+        scores = hits["score"].to_numpy(dtype=np.float64)
+        text_scores = self._text_scores(scores)
+        hits["text_score"] = text_scores
+        hits["boosted_score"] = self._boosted(hits, frame, text_scores)
+        return hits
+
+    def _candidates(self, q_binary: sp.csr_matrix, q_weights: sp.csr_matrix, const: np.ndarray,
+                    n_distinct: np.ndarray, n_docs: int):
+        """(row, docno, score) of every matching (query, doc) pair, row-major, docno ascending."""
+        contained = (q_binary @ self.term_doc_presence_).tocsr()
+        contained.sum_duplicates()
+        contained.sort_indices()
+        row_of = np.repeat(np.arange(contained.shape[0]), np.diff(contained.indptr))
+        cols = contained.indices.astype(np.int64)
+        if self.match == "all":
+            need = n_distinct[row_of]
+            keep = contained.data >= need  # data counts the distinct query terms a doc contains
+            row_of, cols = row_of[keep], cols[keep]
+        vals = const[row_of].astype(np.float64)
+        vals += _lookup(q_weights @ self.term_doc_weights_, row_of, cols)
+        return row_of, cols, vals
+
+    # OpenClaw boost ---------------------------------------------------------------------------
+
+    def _openclaw_doc_table(self) -> _OpenClawDocs:
+        # depends on the corpus only, so tokenizer/variant sweeps reuse it
+        key = (id(self.corpus), id(self.corpus.chunks), len(self.corpus.chunks))
+        table = self.__dict__.get("_openclaw_docs")
+        if table is None or table.key != key:
+            table = self.__dict__["_openclaw_docs"] = _OpenClawDocs(self.corpus, key)
+        return table
+
+    def _boosted(self, hits: pd.DataFrame, frame: pd.DataFrame,
+                 text_scores: np.ndarray) -> np.ndarray:
+        """:func:`openclaw_boosted_score` of every hit, vectorised (bit-identical)."""
+        if hits.empty:
+            return np.zeros(0)
+        docs = self._openclaw_doc_table()
+        qtokens = [list(dict.fromkeys(openclaw_fts_tokens(q))) for q in frame["query"]]
+        q_matrix = _count_matrix(qtokens, docs.vocabulary, grow=False)
+        q_matrix.data[:] = 1.0
+        qrow_of = pd.Index(frame["qid"]).get_indexer(hits["qid"])
+        docnos = hits["docno"].to_numpy(dtype=np.int64)
+        # matched query tokens per (query, doc): one sparse product, read at the hits
+        overlap = _lookup(q_matrix @ docs.token_doc, qrow_of, docnos)
+        n_q = np.fromiter(map(len, qtokens), dtype=np.float64, count=len(qtokens))[qrow_of]
+        path_hits = docs.path_hits(qtokens, qrow_of, docnos)
+        # JavaScript adds 0.18 once per token; n * 0.18 differs from that only for n >= 6,
+        # where the score is capped at 1 either way
+        path_boost = path_hits * _PATH_BOOST
+        unique_overlap = overlap / np.maximum(n_q, 1.0)
+        density = overlap / np.maximum(docs.n_unique[docnos], 1).astype(np.float64)
+        length_boost = np.minimum(docs.len16[docnos] / _LENGTH_DIVISOR, _LENGTH_CAP)
+        lexical = unique_overlap * _W_OVERLAP + density * _W_DENSITY + path_boost + length_boost
+        boosted = np.minimum(1.0, text_scores + lexical)
+        return np.where(n_q > 0, boosted, text_scores)
+
+
+def _lookup(matrix: sp.spmatrix, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """``matrix[rows[i], cols[i]]`` for every i, vectorised (zeros where not stored)."""
+    m = sp.csr_matrix(matrix)
+    m.sum_duplicates()
+    m.sort_indices()
+    if m.nnz == 0 or len(rows) == 0:
+        return np.zeros(len(rows))
+    n_cols = m.shape[1]
+    m_rows = np.repeat(np.arange(m.shape[0], dtype=np.int64), np.diff(m.indptr))
+    keys = m_rows * n_cols + m.indices.astype(np.int64)  # sorted: row-major, sorted indices
+    want = rows.astype(np.int64) * n_cols + cols.astype(np.int64)
+    pos = np.minimum(np.searchsorted(keys, want), len(keys) - 1)
+    return np.where(keys[pos] == want, m.data[pos], 0.0)
+
+
+class _OpenClawDocs:
+    """Per-document inputs of OpenClaw's boost, built once per corpus: a token × doc binary
+    matrix of the lower-cased ``[\\p{L}\\p{N}_]+`` tokens and its vocabulary, each doc's
+    number of distinct tokens and UTF-16 text length, and path-containment tests."""
+
+    def __init__(self, corpus: Any, key: tuple):
+        self.key = key
+        texts = corpus.texts
+        self.vocabulary: dict[str, int] = {}
+        matrix = _count_matrix([openclaw_fts_tokens(t) for t in texts], self.vocabulary,
+                               grow=True)
+        matrix.data[:] = 1.0
+        self.n_unique = np.diff(matrix.indptr)
+        self.token_doc = matrix.T.tocsr()
+        self.len16 = np.fromiter(map(_utf16_len, texts), dtype=np.float64, count=len(texts))
+        lowered = pd.Series([str(p).lower() for p in corpus.chunks["path"]], dtype=object)
+        codes, uniques = pd.factorize(lowered)
+        self.path_code = np.asarray(codes, dtype=np.int64)
+        self.paths = [str(p) for p in uniques]
+        self.all_paths = "\x00".join(self.paths)
+        self._contains: dict[str, np.ndarray | None] = {}
+
+    def contains(self, token: str) -> np.ndarray | None:
+        """Per docno: does the lower-cased path contain ``token``? None when no path does."""
+        if token not in self._contains:
+            if len(self._contains) > 10_000:
+                self._contains.clear()
+            if token in self.all_paths:
+                per_path = np.fromiter((token in p for p in self.paths), dtype=bool,
+                                       count=len(self.paths))
+                self._contains[token] = per_path[self.path_code] if per_path.any() else None
+            else:
+                self._contains[token] = None
+        return self._contains[token]
+
+    def path_hits(self, qtokens: list[list[str]], qrow_of: np.ndarray,
+                  docnos: np.ndarray) -> np.ndarray:
+        """Number of each hit's (unique) query tokens contained in its lower-cased path."""
+        out = np.zeros(len(docnos), dtype=np.int64)
+        by_token: dict[str, list[int]] = {}
+        for row, tokens in enumerate(qtokens):
+            for t in tokens:
+                by_token.setdefault(t, []).append(row)
+        n_rows = len(qtokens)
+        for token, rows in by_token.items():
+            in_path = self.contains(token)
+            if in_path is None:
+                continue
+            has_token = np.zeros(n_rows, dtype=bool)
+            has_token[rows] = True
+            out += has_token[qrow_of] & in_path[docnos]
+        return out
+
+
+def _top_per_row(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, n_rows: int,
+                 depth: int | None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Split (row, col, val) triples (row-major) into per-row (cols, vals), best first:
+    value descending, ties by lower col, at most ``depth`` per row."""
+    counts = np.bincount(rows, minlength=n_rows)
+    if depth is not None and np.any(counts > depth):
+        keep = np.ones(len(rows), dtype=bool)
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        for r in np.flatnonzero(counts > depth):
+            s, e = starts[r], starts[r] + counts[r]
+            v = vals[s:e]
+            kth = v[np.argpartition(-v, depth - 1)[depth - 1]]  # depth-th largest value
+            keep[s:e] = v >= kth  # ties at the boundary kept; cut below by docno order
+        rows, cols, vals = rows[keep], cols[keep], vals[keep]
+    order = np.lexsort((cols, -vals, rows))
+    rows, cols, vals = rows[order], cols[order], vals[order]
+    counts = np.bincount(rows, minlength=n_rows)
+    if depth is not None:
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        rank = np.arange(len(rows)) - np.repeat(starts, counts)
+        sel = rank < depth
+        rows, cols, vals = rows[sel], cols[sel], vals[sel]
+        counts = np.minimum(counts, depth)
+    bounds = np.cumsum(counts)[:-1]
+    return list(zip(np.split(cols, bounds), np.split(vals, bounds), strict=True))
+
+
+# -- BM25 ----------------------------------------------------------------------------------
+
+
+def _idf(variant: str, df: np.ndarray, n_docs: int) -> np.ndarray:
+    df = df.astype(np.float64)
+    n = float(n_docs)
+    with np.errstate(divide="ignore"):
+        if variant == "robertson":
+            return np.log(np.maximum((n - df + 0.5) / (df + 0.5), 1.0))
+        if variant == "lucene":
+            return np.log(1.0 + (n - df + 0.5) / (df + 0.5))
+        if variant == "atire":
+            return np.log(n / df)
+        if variant == "bm25l":
+            return np.log((n + 1.0) / (df + 0.5))
+        return np.log((n + 1.0) / df)  # bm25+
+
+
+def _tfc(variant: str, tf: np.ndarray | float, l_d: np.ndarray | float, l_avg: float,
+         k1: float, b: float, delta: float) -> np.ndarray:
+    """bm25s's term-frequency components (bm25s/scoring.py ``_score_tfc_*``)."""
+    if variant in ("robertson", "lucene"):
+        return tf / (k1 * ((1 - b) + b * l_d / l_avg) + tf)
+    if variant == "atire":
+        return (tf * (k1 + 1)) / (tf + k1 * (1 - b + b * l_d / l_avg))
+    if variant == "bm25l":
+        c = tf / (1 - b + b * l_d / l_avg)
+        return ((k1 + 1) * (c + delta)) / (k1 + c + delta)
+    num = (k1 + 1) * tf  # bm25+
+    den = k1 * (1 - b + b * l_d / l_avg) + tf
+    return (num / den) + delta
+
+
+class BM25(_LexicalStage):
+    """BM25 retrieval with the scoring variants of bm25s (Kamphuis et al., ECIR 2020).
+
+    Parameters
+    ----------
+    corpus : memlab.corpus.Corpus
+    tokenizer : callable, default None
+        Text → list of terms, used for documents and queries alike; ``None`` means
+        ``memlab.text.Tokenizer()`` (lower-case, no stop words, no stemming, CJK bigrams).
+    variant : {"robertson", "lucene", "atire", "bm25l", "bm25+"}, default "lucene"
+        IDF and TF formulas as bm25s's ``method``. ``bm25l``/``bm25+`` add, for each query
+        term a document lacks, the term's score at tf = 0 and average length (bm25s's
+        "non-occurrence" array), so every document gets a positive score.
+    k1 : float >= 0, default 1.5
+    b : float in [0, 1], default 0.75
+    delta : float >= 0, default 0.5
+        Only used by ``bm25l`` and ``bm25+``.
+    depth : int or None, default 200
+        Hits per query (None: all matching documents).
+    match : {"any", "all"}, default "any"
+        ``"all"``: only documents containing every distinct query token.
+
+    Query terms count with their multiplicity (as in bm25s): "key key" weighs "key" twice.
+
+    Fitted attributes (built on first use, rebuilt when a parameter, the tokenizer's
+    parameters or the corpus object change): ``vocabulary_``, ``doc_term_counts_``,
+    ``doc_len_``, ``doc_freq_``, ``avgdl_``, ``idf_``, ``nonoccurrence_`` (None unless
+    bm25l/bm25+), ``term_doc_presence_``, ``term_doc_weights_`` (CSR, terms × docs; for
+    bm25l/bm25+ already minus the non-occurrence value, as bm25s stores it).
+    """
+
+    def __init__(self, corpus, tokenizer=None, variant="lucene", k1=1.5, b=0.75, delta=0.5,
+                 depth=200, match="any"):
+        self.corpus = corpus
+        self.tokenizer = tokenizer
+        self.variant = variant
+        self.k1 = k1
+        self.b = b
+        self.delta = delta
+        self.depth = depth
+        self.match = match
+
+    def _validate_weight_params(self) -> None:
+        _check_choice("variant", self.variant, VARIANTS)
+        _check_number("k1", self.k1, 0.0)
+        _check_number("b", self.b, 0.0, 1.0)
+        _check_number("delta", self.delta, 0.0)
+        if self.variant == "bm25+" and self.k1 == 0:
+            raise ValueError("variant='bm25+' needs k1 > 0 (its score of an absent term is "
+                             "0/0 at k1=0); use k1 > 0 or another variant")
+        if self.variant == "bm25l" and self.k1 == 0 and self.delta == 0:
+            raise ValueError("variant='bm25l' needs k1 > 0 or delta > 0 (its score of an "
+                             "absent term is 0/0 otherwise)")
+
+    def _weight_key(self) -> tuple:
+        return (self.variant, float(self.k1), float(self.b), float(self.delta))
+
+    def _build_weights(self, counts: sp.csr_matrix) -> None:
+        variant, k1, b, delta = self.variant, float(self.k1), float(self.b), float(self.delta)
+        n_docs = counts.shape[0]
+        doc_len = self.doc_len_
+        avgdl = float(doc_len.mean()) if n_docs else 0.0
+        self.avgdl_ = avgdl
+        idf = _idf(variant, self.doc_freq_, n_docs) if len(self.doc_freq_) else np.zeros(0)
+        self.idf_ = idf
+        weights = counts.copy()
+        if weights.nnz:
+            l_d = np.repeat(doc_len, np.diff(weights.indptr))
+            tfc = _tfc(variant, weights.data, l_d, avgdl, k1, b, delta)
+            weights.data = idf[weights.indices] * tfc
+        if variant in ("bm25l", "bm25+"):
+            # bm25s's non-occurrence array: a term's score at tf = 0 and l_d = avgdl
+            nonocc = idf * _tfc(variant, 0.0, avgdl, avgdl, k1, b, delta) if len(idf) else idf
+            if weights.nnz:
+                weights.data -= nonocc[weights.indices]
+            self.nonoccurrence_ = nonocc
+        else:
+            self.nonoccurrence_ = None
+        self.term_doc_weights_ = weights.T.tocsr()
+
+    def _query_weights(self, q_counts: sp.csr_matrix) -> tuple[sp.csr_matrix, np.ndarray]:
+        if self.nonoccurrence_ is None:
+            return q_counts, np.zeros(q_counts.shape[0])
+        return q_counts, np.asarray(q_counts @ self.nonoccurrence_).ravel()
+
+    def _text_scores(self, scores: np.ndarray) -> np.ndarray:
+        return bm25_rank_to_score(scores)
+
+
+# -- TF-IDF --------------------------------------------------------------------------------
+
+
+class TfIdf(_LexicalStage):
+    """TF-IDF cosine retrieval, scikit-learn's ``TfidfTransformer`` weighting.
+
+    ``score`` equals ``TfidfVectorizer(analyzer=tokenizer)`` fitted on the corpus texts, with
+    queries transformed and scored by a dot product (cosine for ``norm="l2"``);
+    ``text_score`` is that score (already in [0, 1] with l2 norm). Hits, ``depth`` and
+    ``match`` as in :class:`BM25`; parameters ``norm``, ``use_idf``, ``smooth_idf`` and
+    ``sublinear_tf`` are passed to ``TfidfTransformer``.
+
+    Fitted attributes: as :class:`BM25` (without the BM25 ones), plus ``transformer_`` and
+    ``term_doc_weights_`` (CSR, terms × docs, the normalised document vectors).
+    """
+
+    def __init__(self, corpus, tokenizer=None, norm="l2", use_idf=True, smooth_idf=True,
+                 sublinear_tf=False, depth=200, match="any"):
+        self.corpus = corpus
+        self.tokenizer = tokenizer
+        self.norm = norm
+        self.use_idf = use_idf
+        self.smooth_idf = smooth_idf
+        self.sublinear_tf = sublinear_tf
+        self.depth = depth
+        self.match = match
+
+    def _validate_weight_params(self) -> None:
+        _check_choice("norm", self.norm, ("l2", "l1", None))
+        _check_bool("use_idf", self.use_idf)
+        _check_bool("smooth_idf", self.smooth_idf)
+        _check_bool("sublinear_tf", self.sublinear_tf)
+
+    def _weight_key(self) -> tuple:
+        return (self.norm, bool(self.use_idf), bool(self.smooth_idf), bool(self.sublinear_tf))
+
+    def _build_weights(self, counts: sp.csr_matrix) -> None:
+        transformer = TfidfTransformer(norm=self.norm, use_idf=self.use_idf,
+                                       smooth_idf=self.smooth_idf,
+                                       sublinear_tf=self.sublinear_tf)
+        if counts.shape[0] and counts.shape[1]:
+            docs = transformer.fit_transform(counts)
+            self.transformer_ = transformer
+        else:  # nothing to fit on: no term can ever match
+            docs = sp.csr_matrix(counts.shape)
+            self.transformer_ = None
+        self.term_doc_weights_ = sp.csr_matrix(docs.T)
+
+    def _query_weights(self, q_counts: sp.csr_matrix) -> tuple[sp.csr_matrix, np.ndarray]:
+        zeros = np.zeros(q_counts.shape[0])
+        if self.transformer_ is None:
+            return q_counts, zeros
+        return sp.csr_matrix(self.transformer_.transform(q_counts)), zeros
+
+    def _text_scores(self, scores: np.ndarray) -> np.ndarray:
+        return scores.copy()
