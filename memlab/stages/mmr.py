@@ -10,13 +10,12 @@ plain sort. Scores are unchanged; only the order (and ``rank``) changes.
 The token sets of all chunks become one sparse 0/1 matrix, so a query's pairwise
 intersections are a single sparse product instead of Python set loops.
 
->>> sorted(mmr_tokens("Deploy 部署 now"))
-['deploy', 'now', '署', '部', '部署']
+>>> import numpy as np
+>>> mmr_order(np.array([0.9, 0.89, 0.8]), np.array([[1, .75, 0], [.75, 1, 0], [0, 0, 1]]), 0.3)
+array([0, 2, 1])
 """
 
 from __future__ import annotations
-
-import re
 
 import numpy as np
 import pandas as pd
@@ -25,22 +24,7 @@ import scipy.sparse as sp
 from memlab.corpus import Corpus
 from memlab.pipeline import Stage
 from memlab.snippet import snippet
-
-# CJK-family characters: hiragana, katakana, CJK ext. A, unified ideographs, Hangul, Jamo.
-_CJK = "\u3040-\u309f\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\u1100-\u11ff"
-_CJK_RE = re.compile(f"[{_CJK}]")
-_CJK_RUN_RE = re.compile(f"[{_CJK}]+")
-_ASCII_RE = re.compile(r"[a-z0-9_]+")
-
-
-def mmr_tokens(text: str) -> set[str]:
-    """OpenClaw's MMR token set of a text (see the module docstring)."""
-    lower = text.lower()
-    tokens = set(_ASCII_RE.findall(lower))
-    for run in _CJK_RUN_RE.findall(lower):
-        tokens.update(run)
-        tokens.update(run[i:i + 2] for i in range(len(run) - 1))
-    return tokens
+from memlab.text import openclaw_mmr_tokens
 
 
 def jaccard_matrix(rows: sp.csr_matrix) -> np.ndarray:
@@ -107,7 +91,7 @@ class MMR(Stage):
         vocab: dict[str, int] = {}
         indptr, indices = [0], []
         for text in self.corpus.texts:
-            for tok in mmr_tokens(snippet(text)):
+            for tok in openclaw_mmr_tokens(snippet(text)):
                 indices.append(vocab.setdefault(tok, len(vocab)))
             indptr.append(len(indices))
         data = np.ones(len(indices), dtype=np.float32)

@@ -5,7 +5,8 @@ import scipy.sparse as sp
 from memlab.corpus import Corpus
 from memlab.frames import as_queries
 from memlab.stages.fusion import Fusion
-from memlab.stages.mmr import MMR, jaccard_matrix, mmr_order, mmr_tokens
+from memlab.stages.mmr import MMR, jaccard_matrix, mmr_order
+from memlab.text import openclaw_mmr_tokens as mmr_tokens
 
 
 def test_tokens_follow_openclaw():

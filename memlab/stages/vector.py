@@ -1,0 +1,241 @@
+"""The vector leg of OpenClaw's hybrid search (reference §4 step 6), on FAISS.
+
+OpenClaw embeds the trimmed query, skips an all-zero query vector, runs a sqlite-vec KNN and
+scores each chunk with ``vectorScore = 1 - cosine_distance`` (raw cosine similarity, which can
+be negative). :class:`VectorSearch` does the same with a FAISS inner-product index over
+L2-normalised float32 vectors (inner product of unit vectors = cosine). The default ``"Flat"``
+index is exact; any FAISS index-factory string (``"HNSW32"``, ``"IVF16,Flat"``...) can be used
+for speed experiments.
+
+>>> leg = VectorSearch(corpus, get_provider("local"))  # doctest: +SKIP
+>>> leg("where is the deploy key?").head()             # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from memlab.corpus import Corpus
+from memlab.embed.base import EmbeddingProvider
+from memlab.embed.cache import CachedEmbedder
+from memlab.frames import as_queries, build_hits
+from memlab.pipeline import Stage
+
+_EMPTY = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64))
+
+
+def _unit_rows(vectors: np.ndarray) -> np.ndarray:
+    """L2-normalise rows in float32; all-zero rows stay zero."""
+    norms = np.linalg.norm(vectors.astype(np.float64), axis=1, keepdims=True)
+    out = np.divide(vectors, norms, out=np.zeros_like(vectors, dtype=np.float64),
+                    where=norms > 0)
+    return np.ascontiguousarray(out, dtype=np.float32)
+
+
+def _same_key(old: tuple | None, new: tuple) -> bool:
+    """Objects compared by identity (strings and numbers by value)."""
+    if old is None or len(old) != len(new):
+        return False
+    for a, b in zip(old, new, strict=True):
+        if isinstance(a, str | int | float | bool) or a is None:
+            if type(a) is not type(b) or a != b:
+                return False
+        elif a is not b:
+            return False
+    return True
+
+
+class VectorSearch(Stage):
+    """Cosine-similarity retrieval of corpus chunks for each query.
+
+    Parameters
+    ----------
+    corpus
+        The :class:`~memlab.corpus.Corpus` to search; its ``texts`` are embedded on first use.
+    embedder
+        An :class:`~memlab.embed.base.EmbeddingProvider` (wrapped in an in-memory
+        :class:`~memlab.embed.cache.CachedEmbedder` unless it already is one), or a provider
+        id for :func:`memlab.embed.get_provider`.
+    index
+        FAISS index-factory string, built with ``METRIC_INNER_PRODUCT``: ``"Flat"`` (exact,
+        default), ``"HNSW32"``, ``"IVF16,Flat"`` (trained on the corpus vectors)...
+    depth
+        Hits per query (capped at the corpus size). OpenClaw keeps ``candidates`` (24 by
+        default, at most 200) of a ``min(8 x candidates, 4096)`` KNN.
+    normalize
+        L2-normalise document and query vectors so scores are cosine similarities.
+        ``False`` scores raw inner products.
+    index_params
+        Optional FAISS search parameters, e.g. ``"nprobe=8"`` (IVF) or ``"efSearch=128"``
+        (HNSW), applied with ``faiss.ParameterSpace``.
+
+    Output: the hits contract with ``score`` = ``vector_score`` = cosine, ranked by score
+    then lower ``docno`` on ties. Empty/whitespace queries and queries whose vector is all
+    zero get no hits.
+
+    Fitted attributes (built lazily, on the first :meth:`transform`, or by :meth:`fit`):
+    ``embedder_`` (the caching embedder used), ``doc_vectors_`` (float32 ``(n, dims)``, the
+    vectors as indexed) and ``index_`` (the FAISS index).
+    """
+
+    def __init__(self, corpus: Corpus, embedder: EmbeddingProvider | str, index: str = "Flat",
+                 depth: int = 200, normalize: bool = True, index_params: str | None = None):
+        self.corpus = corpus
+        self.embedder = embedder
+        self.index = index
+        self.depth = depth
+        self.normalize = normalize
+        self.index_params = index_params
+
+    # -- building ------------------------------------------------------------------------
+    def fit(self, X: Any = None, y: Any = None) -> VectorSearch:  # noqa: N803 - sklearn names
+        """Embed the corpus and build the index now (otherwise done on first search)."""
+        self._ensure_built()
+        return self
+
+    def _resolve_embedder(self) -> CachedEmbedder:
+        emb = self.embedder
+        if isinstance(emb, str):
+            from memlab.embed import get_provider
+
+            emb = get_provider(emb)
+        if isinstance(emb, CachedEmbedder):
+            return emb
+        if not isinstance(emb, EmbeddingProvider):
+            raise TypeError(f"embedder must be an EmbeddingProvider or a provider id, got "
+                            f"{type(emb).__name__}")
+        return CachedEmbedder(emb)
+
+    def _ensure_built(self) -> None:
+        state = self.__dict__
+        chunks = getattr(self.corpus, "chunks", None)
+        vec_key = (self.corpus, chunks, self.embedder, len(self.corpus), bool(self.normalize))
+        if not _same_key(state.get("_embedder_key"), (self.embedder,)):
+            self.embedder_ = self._resolve_embedder()
+            state["_embedder_key"] = (self.embedder,)
+            state.pop("_vec_key", None)
+        if not _same_key(state.get("_vec_key"), vec_key):
+            texts = list(self.corpus.texts)
+            if texts:
+                vectors = self.embedder_.embed_documents(texts)
+            else:
+                vectors = np.zeros((0, 0), dtype=np.float32)
+            vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+            self.doc_vectors_ = _unit_rows(vectors) if self.normalize else vectors
+            state["_vec_key"] = vec_key
+            state.pop("_index_key", None)
+        index_key = (self.index, self.index_params)
+        if state.get("_index_key") != index_key:
+            self.index_ = self._build_index(self.doc_vectors_)
+            state["_index_key"] = index_key
+
+    def _build_index(self, vectors: np.ndarray) -> Any:
+        import faiss
+
+        n, dims = vectors.shape
+        if n == 0:
+            return None
+        try:
+            index = faiss.index_factory(int(dims), str(self.index), faiss.METRIC_INNER_PRODUCT)
+        except RuntimeError as exc:
+            raise ValueError(f"invalid FAISS index factory string {self.index!r} for {dims} "
+                             f"dims: {exc}") from exc
+        if not index.is_trained:
+            try:
+                index.train(vectors)
+            except RuntimeError as exc:
+                raise ValueError(f"FAISS index {self.index!r} could not be trained on the "
+                                 f"corpus' {n} vectors (too few for its clusters/codebooks?); "
+                                 f"use a smaller setting or index='Flat': {exc}") from exc
+        index.add(vectors)
+        if self.index_params:
+            try:
+                faiss.ParameterSpace().set_index_parameters(index, str(self.index_params))
+            except RuntimeError as exc:
+                raise ValueError(f"invalid FAISS index_params {self.index_params!r} for index "
+                                 f"{self.index!r}: {exc}") from exc
+        return index
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(super().__getstate__())
+        state.pop("index_", None)  # FAISS indexes don't pickle; rebuilt lazily from vectors
+        state.pop("_index_key", None)
+        return state
+
+    # -- queries -------------------------------------------------------------------------
+    def _query_vectors(self, queries: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+        """``(vectors, searchable)``: one row per query (zeros when not searchable)."""
+        texts = [str(q).strip() for q in queries["query"]]
+        dims = self.doc_vectors_.shape[1]
+        out = np.zeros((len(texts), dims), dtype=np.float32)
+        nonempty = np.array([bool(t) for t in texts], dtype=bool)
+        if not nonempty.any() or len(self.doc_vectors_) == 0:
+            return out, np.zeros(len(texts), dtype=bool)
+        unique = list(dict.fromkeys(t for t in texts if t))
+        vecs = self.embedder_.embed_queries(unique)  # one batch for all queries
+        if vecs.ndim != 2 or vecs.shape[1] != dims:
+            raise ValueError(f"query vectors have shape {vecs.shape} but the corpus vectors "
+                             f"have {dims} dims")
+        row = {t: i for i, t in enumerate(unique)}
+        for i, t in enumerate(texts):
+            if t:
+                out[i] = vecs[row[t]]
+        searchable = nonempty & np.any(out != 0, axis=1)  # OpenClaw skips all-zero vectors
+        if self.normalize:
+            out = _unit_rows(out)
+        return out, searchable
+
+    def _search(self, vectors: np.ndarray, k: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Top-``k`` per row, ties broken by lower docno (also at the cut-off)."""
+        n = len(self.doc_vectors_)
+        results: list[tuple[np.ndarray, np.ndarray]] = []
+        kk = min(n, k + 1)
+        scores, labels = self.index_.search(vectors, kk)
+        for row in range(len(vectors)):
+            s, ids, width = scores[row], labels[row], kk
+            # widen while the score just past the cut-off ties the last kept one
+            while width < n and (ids >= 0).all() and s[min(k, width) - 1] == s[width - 1]:
+                width = min(n, width * 2)
+                s2, i2 = self.index_.search(vectors[row:row + 1], width)
+                s, ids = s2[0], i2[0]
+            ok = ids >= 0
+            s, ids = s[ok], ids[ok].astype(np.int64)
+            order = np.lexsort((ids, -s))[:k]
+            results.append((ids[order], s[order].astype(np.float64)))
+        return results
+
+    def transform(self, frame: pd.DataFrame) -> pd.DataFrame:
+        queries = as_queries(frame)
+        depth = int(self.depth)
+        if depth < 1:
+            raise ValueError(f"depth must be >= 1, got {self.depth!r}")
+        self._ensure_built()
+        per_query = [_EMPTY] * len(queries)
+        n = len(self.doc_vectors_)
+        if n and len(queries):
+            vectors, searchable = self._query_vectors(queries)
+            rows = np.flatnonzero(searchable)
+            if len(rows):
+                found = self._search(np.ascontiguousarray(vectors[rows]), min(depth, n))
+                for r, hit in zip(rows, found, strict=True):
+                    per_query[r] = hit
+        return build_hits(queries, self.corpus.chunks, per_query, score_column="vector_score")
+
+    def scores_matrix(self, queries: Any) -> np.ndarray:
+        """Dense float32 scores ``(n_queries, n_docs)``: cosine of every query with every chunk
+        (raw inner product when ``normalize=False``).
+
+        Computed with numpy from :attr:`doc_vectors_` (exact, whatever the index). Rows of
+        empty or all-zero queries are zero.
+        """
+        queries = as_queries(queries)
+        self._ensure_built()
+        n = len(self.doc_vectors_)
+        if n == 0 or len(queries) == 0:
+            return np.zeros((len(queries), n), dtype=np.float32)
+        vectors, searchable = self._query_vectors(queries)
+        vectors[~searchable] = 0
+        return vectors @ self.doc_vectors_.T
