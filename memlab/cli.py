@@ -1,6 +1,7 @@
 """memlab's command line: thin argument parsing over the library's verbs.
 
-    memlab search WORKSPACE QUERY [--config FILE] [--max-results N] [--min-score X] [--now ISO] [--json]
+    memlab search WORKSPACE QUERY [--config FILE] [--max-results N] [--min-score X]
+                  [--now ISO] [--json]
     memlab demo [DATASET]
 """
 
@@ -13,12 +14,18 @@ import warnings
 from collections.abc import Sequence
 
 from memlab.config import ConfigError
+from memlab.embed.base import ProviderUnavailable
 
 
 def _search(args: argparse.Namespace) -> int:
     from memlab.openclaw import MemorySearch
+    from memlab.workspace import MemlabWarning
 
-    ms = MemorySearch(args.workspace, args.config)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MemlabWarning)  # reported once below instead
+        ms = MemorySearch(args.workspace, args.config)
+    for skipped in ms.corpus.skipped:
+        print(f"memlab: skipped {skipped.path}: {skipped.reason}", file=sys.stderr)
     payload = ms.search(args.query, max_results=args.max_results, min_score=args.min_score,
                         now=args.now)
     if args.json:
@@ -75,13 +82,15 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    warnings.simplefilter("default")
     warnings.formatwarning = lambda msg, cat, *a, **k: f"warning: {msg}\n"
     try:
         return args.func(args)
     except ConfigError as exc:
         print(f"memlab: config error: {exc}", file=sys.stderr)
         return 2
+    except ProviderUnavailable as exc:
+        print(f"memlab: embedding provider unavailable: {exc}", file=sys.stderr)
+        return 3
     except (FileNotFoundError, ValueError, NotImplementedError) as exc:
         print(f"memlab: error: {exc}", file=sys.stderr)
         return 2

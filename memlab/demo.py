@@ -20,7 +20,7 @@ from memlab.cli import format_results
 from memlab.config import load_config
 from memlab.eval.datasets import load_memory_dataset
 from memlab.eval.experiment import compare
-from memlab.openclaw import DEFAULT_CONFIG, MemorySearch
+from memlab.openclaw import DEFAULT_CONFIG, MemorySearch, openclaw_pipeline
 
 SYSTEMS = {
     "keyword (provider none)": {"provider": "none"},
@@ -51,8 +51,12 @@ def run_demo(dataset: str | Path | None = None, query: str | None = None) -> pd.
     corpus = base.corpus
     print(f"indexed {len(corpus.files)} files into {len(corpus)} chunks "
           f"({len(corpus.skipped)} skipped) with {base.embedder.id}/{base.embedder.model}")
-    query = query or ds.queries["query"].iloc[0]
+    exact = ds.queries[ds.queries["tags"].apply(lambda tags: "exact" in tags)]
+    query = query or (exact if len(exact) else ds.queries)["query"].iloc[0]
+    # Queries without their own `now` use the dataset's latest one, so runs are reproducible.
     now = ds.queries["now"].dropna().max() if "now" in ds.queries else None
+    queries = ds.queries.assign(now=ds.queries["now"].fillna(now)) if now is not None \
+        else ds.queries
     payload = base.search(query, now=now)
     print(f"\n== memlab search {query!r}  ({time.perf_counter() - t0:.1f}s incl. embedding)\n")
     print(format_results(payload["results"]))
@@ -60,10 +64,9 @@ def run_demo(dataset: str | Path | None = None, query: str | None = None) -> pd.
     runs = {}
     for name, ms_config in SYSTEMS.items():
         cfg = load_config({"memorySearch": ms_config})
-        shared = base.embedder if ms_config["provider"] != "none" else None
-        searcher = MemorySearch(ds.workspace, cfg, embedder=shared)
-        runs[name] = searcher.run(ds.queries, max_results=10, min_score=0.0)
-    table = compare(runs, ds.qrels, METRICS, queries=ds.queries)
+        pipe = openclaw_pipeline(corpus, cfg, base.embedder, max_results=10, min_score=0.0)
+        runs[name] = pipe.transform(queries)
+    table = compare(runs, ds.qrels, METRICS, queries=queries)
     unjudged = int((~ds.queries["qid"].isin(ds.qrels["qid"])).sum())
     print(f"\n== {len(ds.queries)} labeled queries ({unjudged} without an answer in memory, "
           "reported apart); depth 10, minScore 0\n")

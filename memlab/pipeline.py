@@ -139,23 +139,19 @@ class Cached(Stage):
             store.clear()
             self.__dict__["_store_key"] = key
         queries = as_queries(frame)
+        query_cols = [c for c in queries.columns if c != "qid"]
         todo = queries[~queries["query"].isin(store.keys())].drop_duplicates("query")
         if len(todo):
             fresh = self.stage.transform(todo)
+            fresh = fresh.drop(columns=[c for c in query_cols if c in fresh.columns])
             by_qid = dict(tuple(fresh.groupby("qid", sort=False))) if len(fresh) else {}
             for qid, text in zip(todo["qid"], todo["query"], strict=True):
-                part = by_qid.get(qid, fresh.iloc[0:0])
-                store[text] = part.drop(columns=[c for c in queries.columns if c in part
-                                                 and c != "qid"]).reset_index(drop=True)
-        parts = []
-        for row in queries.itertuples(index=False):
-            part = store[row.query].copy()
-            for col in queries.columns:
-                part[col] = getattr(row, col) if len(part) else pd.Series(dtype=object)
-            parts.append(part)
-        if not parts:
-            return self.stage.transform(queries)
-        return pd.concat(parts, ignore_index=True)
+                store[text] = by_qid.get(qid, fresh.iloc[0:0]).drop(columns="qid")
+        parts = [store[text].assign(qid=qid)
+                 for qid, text in zip(queries["qid"], queries["query"], strict=True)]
+        out = pd.concat(parts, ignore_index=True) if parts else self.stage.transform(queries)
+        out = out[["qid", *[c for c in out.columns if c != "qid"]]]
+        return out.merge(queries, on="qid", how="left", sort=False)
 
     def clear(self) -> None:
         """Forget every cached candidate list."""
