@@ -7,7 +7,7 @@ judged), ``p`` (relevant retrieved / k) and ``success`` (1 if any relevant hit i
 
 >>> import numpy as np
 >>> round(metric_value("ndcg@3", np.array([0, 2, 1]), np.array([2, 1])), 4)
-0.6934
+0.6697
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ scaling, hits are re-sorted by score (stably, so ties keep their order).
 ``now`` comes from the queries' ``now`` column when present, else the stage's ``now``
 parameter, else the clock.
 
->>> round(decay_multiplier(age_days=30, half_life_days=30), 6)
+>>> float(decay_multiplier(age_days=30, half_life_days=30))
 0.5
 """
 
