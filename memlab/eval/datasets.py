@@ -3,7 +3,8 @@
 A memlab memory dataset is a folder::
 
     workspace/        MEMORY.md, memory/**.md (the agent's memory)
-    queries.jsonl     {"id": "q001", "text": "...", "tags": ["paraphrase"], "now": "2026-10-01T09:00:00Z"}
+    queries.jsonl     {"id": "q001", "text": "...", "tags": ["paraphrase"],
+                       "now": "2026-10-01T09:00:00Z"}
     qrels.jsonl       {"query_id": "q001", "path": "memory/2026-07-03.md",
                        "start_line": 12, "end_line": 14, "grade": 2}
 
