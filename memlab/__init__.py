@@ -6,7 +6,7 @@ cheap)::
     import memlab
 
     corpus = memlab.load_workspace("datasets/sample-memory/workspace")
-    pipe = memlab.openclaw_pipeline(corpus, {"provider": "none"})     # OpenClaw's pipeline for a config
+    pipe = memlab.openclaw_pipeline(corpus, {"provider": "none"})  # OpenClaw's pipeline
     hits = pipe("deploy window")
     ds = memlab.load_dataset("datasets/sample-memory")
     per_query, means = memlab.evaluate(pipe(ds.queries), ds.qrels)
