@@ -25,7 +25,7 @@ _EXPORTS = {
     "load_config": ("memlab.config", "load_config"),
     "openclaw_pipeline": ("memlab.openclaw", "openclaw_pipeline"),
     "MemorySearch": ("memlab.openclaw", "MemorySearch"),
-    "load_dataset": ("memlab.eval.datasets", "load_memory_dataset"),
+    "load_dataset": ("memlab.eval.datasets", "load_dataset"),
     "evaluate": ("memlab.eval.experiment", "evaluate"),
     "compare": ("memlab.eval.experiment", "compare"),
     "get_provider": ("memlab.embed", "get_provider"),
