@@ -14,12 +14,10 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import pandas as pd
-
 from memlab.cli import format_results
 from memlab.config import load_config
 from memlab.eval.datasets import load_memory_dataset
-from memlab.eval.experiment import compare
+from memlab.eval.experiment import Comparison, compare
 from memlab.openclaw import DEFAULT_CONFIG, MemorySearch, openclaw_pipeline
 
 SYSTEMS = {
@@ -42,8 +40,8 @@ def bundled_dataset() -> Path:
                             "or pass a dataset folder")
 
 
-def run_demo(dataset: str | Path | None = None, query: str | None = None) -> pd.DataFrame:
-    """Run the main job and print what it finds; returns the comparison table."""
+def run_demo(dataset: str | Path | None = None, query: str | None = None) -> Comparison:
+    """Run the main job and print what it finds; returns the comparison."""
     ds = load_memory_dataset(dataset or bundled_dataset())
     print(f"== memlab demo on {ds.root}")
     t0 = time.perf_counter()
@@ -66,9 +64,8 @@ def run_demo(dataset: str | Path | None = None, query: str | None = None) -> pd.
         cfg = load_config({"memorySearch": ms_config})
         pipe = openclaw_pipeline(corpus, cfg, base.embedder, max_results=10, min_score=0.0)
         runs[name] = pipe.transform(queries)
-    table = compare(runs, ds.qrels, METRICS, queries=queries)
-    unjudged = int((~ds.queries["qid"].isin(ds.qrels["qid"])).sum())
-    print(f"\n== {len(ds.queries)} labeled queries ({unjudged} without an answer in memory, "
-          "reported apart); depth 10, minScore 0\n")
-    print(table.to_string(float_format=lambda v: f"{v:.3f}"))
-    return table
+    result = compare(runs, ds.qrels, METRICS, queries=queries)
+    print(f"\n== {len(ds.queries)} labeled queries ({result.n_unjudged} without an answer in "
+          "memory, reported apart); depth 10, minScore 0; baseline = keyword\n")
+    print(result.to_markdown())
+    return result

@@ -29,27 +29,30 @@ DOC_SUFFIX = ".md"
 
 
 def span_gains(hits: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFrame:
-    """Add a ``gain`` column to ``hits`` (sorted by qid, rank) using span judgments."""
+    """Add a ``gain`` column to ``hits`` (sorted by qid, rank) using span judgments.
+
+    The (hit, span) overlaps are found with one join; only those pairs are walked in rank
+    order, so the cost grows with the number of overlaps, not hits x spans.
+    """
     hits = hits.sort_values(["qid", "rank"], kind="stable").reset_index(drop=True)
     gains = np.zeros(len(hits), dtype=np.int64)
-    spans_by_q = {qid: g for qid, g in qrels.groupby("qid", sort=False)}
-    for qid, idx in hits.groupby("qid", sort=False).indices.items():
-        spans = spans_by_q.get(qid)
-        if spans is None or spans.empty:
+    spans = qrels[["qid", "path", "start_line", "end_line", "grade"]].reset_index(drop=True)
+    spans = spans.assign(span=np.arange(len(spans)))
+    pairs = hits[["qid", "path", "start_line", "end_line"]].assign(
+        row=np.arange(len(hits))).merge(spans, on=["qid", "path"], suffixes=("", "_span"))
+    pairs = pairs[(pairs["start_line_span"] <= pairs["end_line"])
+                  & (pairs["end_line_span"] >= pairs["start_line"])]
+    # per hit (in rank order): highest grade first, then the earliest judged span
+    pairs = pairs.sort_values(["row", "grade", "span"], ascending=[True, False, True])
+    used: set[int] = set()
+    done_row = -1
+    for row, span, grade in zip(pairs["row"].to_numpy(), pairs["span"].to_numpy(),
+                                pairs["grade"].to_numpy(), strict=True):
+        if row == done_row or span in used:
             continue
-        s_path = spans["path"].to_numpy()
-        s_start = spans["start_line"].to_numpy()
-        s_end = spans["end_line"].to_numpy()
-        s_grade = spans["grade"].to_numpy()
-        free = np.ones(len(spans), dtype=bool)
-        for i in idx:
-            overlap = (free & (s_path == hits.at[i, "path"])
-                       & (s_start <= hits.at[i, "end_line"]) & (s_end >= hits.at[i, "start_line"]))
-            if overlap.any():
-                cand = np.flatnonzero(overlap)
-                best = cand[np.argmax(s_grade[cand])]
-                gains[i] = s_grade[best]
-                free[best] = False
+        gains[row] = grade
+        used.add(int(span))
+        done_row = row
     out = hits.copy()
     out["gain"] = gains
     return out
