@@ -659,6 +659,8 @@ class MemlabOptions(_Model):
     tokenizer: TokenizerOptions = Field(default_factory=TokenizerOptions)
     #: ``"all"`` requires every query token (FTS5's AND query); ``"any"`` is OR.
     match: Literal["any", "all"] = "all"
+    #: OpenClaw 2026.7's ≤6-keyword fallback when the AND query finds nothing.
+    keyword_fallback: bool = Field(True, alias="keywordFallback")
     fusion: FusionOptions = Field(default_factory=FusionOptions)
     #: FAISS ``index_factory`` string for the vector leg (``"Flat"`` = exact search).
     vector_index: str = Field("Flat", alias="vectorIndex", min_length=1)
@@ -668,6 +670,9 @@ class MemlabOptions(_Model):
     embedding_cache: str | None = Field(None, alias="embeddingCache")
     #: Texts per embedding call for in-process models.
     batch_size: PosInt = Field(32, alias="batchSize")
+    #: Persistent index file (SQLite); ``null``/unset = ``$MEMLAB_CACHE_DIR/index/<sha256 of
+    #: the workspace realpath>.sqlite`` (``~/.cache/memlab`` by default).
+    index_path: str | None = Field(None, alias="indexPath")
 
 
 class MemlabConfig(_Model):

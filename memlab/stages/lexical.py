@@ -16,6 +16,8 @@ sparse matrix product. They return the hits contract of :mod:`memlab.frames` wit
     TF-IDF: the cosine itself (already in [0, 1]).
 ``boosted_score``
     OpenClaw's keyword-only ranking score, :func:`openclaw_boosted_score` of ``text_score``.
+``fallback``
+    True for hits found by the keyword fallback (below), False otherwise.
 
 Which documents are hits: a document is a hit only if it contains at least one query term
 (``match="any"``) or every distinct query term (``match="all"``, OpenClaw's AND-joined FTS5
@@ -26,6 +28,20 @@ corpus vocabulary add nothing to scores; under ``match="all"`` such a term makes
 match nothing (like FTS5). Empty or punctuation-only queries return no hits.
 
 Ranking: score descending, ties broken by lower ``docno``; at most ``depth`` hits per query.
+
+Keyword fallback (``fallback=True``, OpenClaw 2026.7's ``searchKeywordWithFallback``, reference
+§4 step 4): when ``match="all"`` finds nothing for a query, the stage searches each of the
+query's :func:`memlab.text.fallback_terms` (at most six extracted keywords) separately, with
+``match="all"`` on the keyword's tokens (through ``tokenizer``) and ``depth`` hits each, and
+computes each hit's ``boosted_score`` with the *keyword* as the query. The result sets are
+merged as ``mergeKeywordSearchHits`` does: one hit per document, the one with the highest
+``text_score`` (tie: higher ``boosted_score``; exact tie: the first seen, in keyword order then
+rank order), ranked by ``boosted_score`` descending (ties: order of the document's first
+appearance). ``score`` stays the kept hit's raw score, and the merged list is not cut, so it
+can hold up to six times ``depth`` hits, as in OpenClaw. Queries with hits, and ``match="any"``
+stages, are unaffected. (With ``store.fts.tokenizer: "trigram"`` OpenClaw matches a CJK keyword
+shorter than three characters with ``LIKE`` and gives it text score 1; these research legs
+score every keyword with their own ranker.)
 
 >>> from memlab.corpus import Corpus
 >>> corpus = Corpus.from_texts(["the deploy key is in vault", "rotate the key", "lunch"])
@@ -48,10 +64,11 @@ from sklearn.feature_extraction.text import TfidfTransformer
 
 from memlab.frames import as_queries, build_hits
 from memlab.pipeline import Stage
+from memlab.text.keywords import FTS_TOKENIZERS, fallback_terms
 from memlab.text.tokenize import Tokenizer, openclaw_fts_tokens
 
 __all__ = ["BM25", "MATCH_MODES", "TfIdf", "VARIANTS", "bm25_rank_to_score",
-           "openclaw_boosted_score"]
+           "merge_keyword_hits", "openclaw_boosted_score"]
 
 VARIANTS = ("robertson", "lucene", "atire", "bm25l", "bm25+")
 MATCH_MODES = ("any", "all")
@@ -218,6 +235,8 @@ class _LexicalStage(Stage):
             raise ValueError(f"depth must be a positive integer or None for all hits "
                              f"(got {depth!r})")
         _check_choice("match", self.match, MATCH_MODES)
+        _check_bool("fallback", self.fallback)
+        _check_choice("fts_tokenizer", self.fts_tokenizer, FTS_TOKENIZERS)
 
     def _tokenizer(self) -> Callable[[str], list[str]]:
         if self.tokenizer is not None:
@@ -298,26 +317,86 @@ class _LexicalStage(Stage):
         return dense
 
     def transform(self, queries: pd.DataFrame) -> pd.DataFrame:
-        """Queries → hits, best first, at most ``depth`` per query."""
+        """Queries → hits, best first, at most ``depth`` per query (more with the fallback)."""
         self._fit()
         frame = as_queries(queries)
-        n_queries = len(frame)
-        q_counts, n_distinct = self._query_counts(frame["query"].tolist())
+        texts = frame["query"].tolist()
+        per_query = self._rank(texts)
+        fallback: dict[int, tuple[np.ndarray, ...]] = {}
+        if self.fallback and self.match == "all":
+            empty = [i for i, (docnos, _) in enumerate(per_query) if len(docnos) == 0]
+            if empty:
+                fallback = self._fallback(texts, empty)
+                for row, (docnos, scores, _) in fallback.items():
+                    per_query[row] = (docnos, scores)
+        hits = build_hits(frame, self.corpus.chunks, per_query, score_column=None)
+        scores = hits["score"].to_numpy(dtype=np.float64)
+        text_scores = self._text_scores(scores)
+        hits["text_score"] = text_scores
+        sizes = np.fromiter((len(d) for d, _ in per_query), dtype=np.int64,
+                            count=len(per_query))
+        is_fallback = np.repeat(np.isin(np.arange(len(per_query)), list(fallback)), sizes)
+        if not fallback:
+            hits["boosted_score"] = self._boosted(hits, frame, text_scores)
+        else:
+            boosted = np.empty(len(hits))
+            direct = ~is_fallback
+            boosted[direct] = self._boosted(hits[direct], frame, text_scores[direct])
+            # build_hits keeps query order, so the fallback rows come in sorted row order
+            boosted[is_fallback] = np.concatenate([fallback[row][2] for row in sorted(fallback)])
+            hits["boosted_score"] = boosted
+        hits["fallback"] = is_fallback
+        return hits
+
+    def _rank(self, texts: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per query text: (docnos, raw scores) of its hits, best first, at most ``depth``."""
+        q_counts, n_distinct = self._query_counts(texts)
         q_weights, const = self._query_weights(q_counts)
         q_binary = q_counts.copy()
         q_binary.data[:] = 1.0
         n_docs = len(self.corpus.chunks)
         per_query: list[tuple[np.ndarray, np.ndarray]] = []
-        for sl in self._batches(n_queries):
+        for sl in self._batches(len(texts)):
             rows, cols, vals = self._candidates(q_binary[sl], q_weights[sl], const[sl],
                                                 n_distinct[sl], n_docs)
             per_query.extend(_top_per_row(rows, cols, vals, sl.stop - sl.start, self.depth))
-        hits = build_hits(frame, self.corpus.chunks, per_query, score_column=None)
-        scores = hits["score"].to_numpy(dtype=np.float64)
+        return per_query
+
+    def _fallback(self, texts: list[str], rows: list[int]
+                  ) -> dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """OpenClaw's keyword fallback for the queries at ``rows`` (which found nothing):
+        {row: (docnos, raw scores, boosted scores)} in merged order, for rows with hits.
+
+        All keywords of all these queries are scored in one pass of :meth:`_rank`."""
+        term_row: list[int] = []
+        terms: list[str] = []
+        for row in rows:
+            for term in fallback_terms(texts[row], self.fts_tokenizer):
+                term_row.append(row)
+                terms.append(term)
+        if not terms:
+            return {}
+        ranked = self._rank(terms)
+        sizes = np.fromiter((len(d) for d, _ in ranked), dtype=np.int64, count=len(ranked))
+        if sizes.sum() == 0:
+            return {}
+        docnos = np.concatenate([np.asarray(d, dtype=np.int64) for d, _ in ranked])
+        scores = np.concatenate([np.asarray(s, dtype=np.float64) for _, s in ranked])
+        term_of = np.repeat(np.arange(len(terms)), sizes)
         text_scores = self._text_scores(scores)
-        hits["text_score"] = text_scores
-        hits["boosted_score"] = self._boosted(hits, frame, text_scores)
-        return hits
+        # each keyword search boosts its hits against the keyword, not the full query
+        term_qids = np.array([str(i) for i in range(len(terms))], dtype=object)
+        term_frame = pd.DataFrame({"qid": term_qids, "query": terms})
+        term_hits = pd.DataFrame({"qid": term_qids[term_of], "docno": docnos})
+        boosted = self._boosted(term_hits, term_frame, text_scores)
+        query_of = np.asarray(term_row, dtype=np.int64)[term_of]
+        keep = merge_keyword_hits(query_of, docnos, text_scores, boosted)
+        query_of, docnos, scores, boosted = (query_of[keep], docnos[keep], scores[keep],
+                                             boosted[keep])
+        bounds = np.flatnonzero(np.diff(query_of)) + 1
+        return {int(q[0]): (d, s, b) for q, d, s, b in zip(
+            np.split(query_of, bounds), np.split(docnos, bounds), np.split(scores, bounds),
+            np.split(boosted, bounds), strict=True)}
 
     def _candidates(self, q_binary: sp.csr_matrix, q_weights: sp.csr_matrix, const: np.ndarray,
                     n_distinct: np.ndarray, n_docs: int):
@@ -369,6 +448,40 @@ class _LexicalStage(Stage):
         lexical = unique_overlap * _W_OVERLAP + density * _W_DENSITY + path_boost + length_boost
         boosted = np.minimum(1.0, text_scores + lexical)
         return np.where(n_q > 0, boosted, text_scores)
+
+
+def merge_keyword_hits(group: np.ndarray, docno: np.ndarray, text_score: np.ndarray,
+                       boosted_score: np.ndarray) -> np.ndarray:
+    """OpenClaw's ``mergeKeywordSearchHits``, vectorised over groups (queries).
+
+    The inputs describe one group's result sets concatenated in search order (keyword by
+    keyword, each best first), groups one after the other. Within a group, one entry per
+    ``docno`` is kept: the first seen among those with the highest ``text_score``, tie →
+    highest ``boosted_score`` (JavaScript replaces the stored entry only when the new one is
+    strictly better). The kept entries are ordered by ``boosted_score`` descending; ties keep
+    the order in which their ``docno`` was *first* seen (a JavaScript ``Map`` keeps a key's
+    first insertion position when its value is replaced, and ``toSorted`` is stable).
+
+    Returns the indices of the kept entries, groups in ascending order, each in merged order.
+
+    >>> merge_keyword_hits(np.array([0, 0, 0]), np.array([5, 7, 5]),
+    ...                    np.array([0.2, 0.5, 0.6]), np.array([0.9, 0.9, 0.7]))
+    array([1, 2])
+    """
+    group = np.asarray(group, dtype=np.int64)
+    docno = np.asarray(docno, dtype=np.int64)
+    text_score = np.asarray(text_score, dtype=np.float64)
+    boosted_score = np.asarray(boosted_score, dtype=np.float64)
+    n = len(docno)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    seen = np.arange(n)
+    order = np.lexsort((seen, -boosted_score, -text_score, docno, group))
+    g, d = group[order], docno[order]
+    starts = np.flatnonzero(np.r_[True, (g[1:] != g[:-1]) | (d[1:] != d[:-1])])
+    kept = order[starts]
+    first_seen = np.minimum.reduceat(order, starts)
+    return kept[np.lexsort((first_seen, -boosted_score[kept], group[kept]))]
 
 
 def _lookup(matrix: sp.spmatrix, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
@@ -521,6 +634,13 @@ class BM25(_LexicalStage):
         Hits per query (None: all matching documents).
     match : {"any", "all"}, default "any"
         ``"all"``: only documents containing every distinct query token.
+    fallback : bool, default False
+        With ``match="all"``: OpenClaw 2026.7's keyword fallback for queries that find
+        nothing (up to six per-keyword searches, merged; see the module docstring). Hits then
+        carry ``fallback=True``. No effect with ``match="any"``.
+    fts_tokenizer : {"unicode61", "trigram"}, default "unicode61"
+        OpenClaw's ``store.fts.tokenizer``, which decides how the fallback extracts keywords
+        from Han text (:func:`memlab.text.extract_keywords`); nothing else depends on it.
 
     Query terms count with their multiplicity (as in bm25s): "key key" weighs "key" twice.
 
@@ -532,7 +652,7 @@ class BM25(_LexicalStage):
     """
 
     def __init__(self, corpus, tokenizer=None, variant="lucene", k1=1.5, b=0.75, delta=0.5,
-                 depth=200, match="any"):
+                 depth=200, match="any", fallback=False, fts_tokenizer="unicode61"):
         self.corpus = corpus
         self.tokenizer = tokenizer
         self.variant = variant
@@ -541,6 +661,8 @@ class BM25(_LexicalStage):
         self.delta = delta
         self.depth = depth
         self.match = match
+        self.fallback = fallback
+        self.fts_tokenizer = fts_tokenizer
 
     def _validate_weight_params(self) -> None:
         _check_choice("variant", self.variant, VARIANTS)
@@ -597,16 +719,17 @@ class TfIdf(_LexicalStage):
 
     ``score`` equals ``TfidfVectorizer(analyzer=tokenizer)`` fitted on the corpus texts, with
     queries transformed and scored by a dot product (cosine for ``norm="l2"``);
-    ``text_score`` is that score (already in [0, 1] with l2 norm). Hits, ``depth`` and
-    ``match`` as in :class:`BM25`; parameters ``norm``, ``use_idf``, ``smooth_idf`` and
-    ``sublinear_tf`` are passed to ``TfidfTransformer``.
+    ``text_score`` is that score (already in [0, 1] with l2 norm). Hits, ``depth``,
+    ``match``, ``fallback`` and ``fts_tokenizer`` as in :class:`BM25`; parameters ``norm``,
+    ``use_idf``, ``smooth_idf`` and ``sublinear_tf`` are passed to ``TfidfTransformer``.
 
     Fitted attributes: as :class:`BM25` (without the BM25 ones), plus ``transformer_`` and
     ``term_doc_weights_`` (CSR, terms × docs, the normalised document vectors).
     """
 
     def __init__(self, corpus, tokenizer=None, norm="l2", use_idf=True, smooth_idf=True,
-                 sublinear_tf=False, depth=200, match="any"):
+                 sublinear_tf=False, depth=200, match="any", fallback=False,
+                 fts_tokenizer="unicode61"):
         self.corpus = corpus
         self.tokenizer = tokenizer
         self.norm = norm
@@ -615,6 +738,8 @@ class TfIdf(_LexicalStage):
         self.sublinear_tf = sublinear_tf
         self.depth = depth
         self.match = match
+        self.fallback = fallback
+        self.fts_tokenizer = fts_tokenizer
 
     def _validate_weight_params(self) -> None:
         _check_choice("norm", self.norm, ("l2", "l1", None))

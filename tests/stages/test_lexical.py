@@ -20,9 +20,10 @@ from memlab.stages.lexical import (
     VARIANTS,
     TfIdf,
     bm25_rank_to_score,
+    merge_keyword_hits,
     openclaw_boosted_score,
 )
-from memlab.text import Tokenizer
+from memlab.text import Tokenizer, fallback_terms
 
 os.environ.setdefault("DISABLE_TQDM", "1")
 bm25s = pytest.importorskip("bm25s")
@@ -446,3 +447,196 @@ def test_tfidf_cjk_and_match_all(notes):
     assert hits["docno"].tolist() == [2]
     assert 0 < hits["score"].iloc[0] <= 1
     assert TfIdf(notes, match="all")("deploy vault")["docno"].tolist() == [0]
+
+
+# -- keyword fallback (OpenClaw 2026.7 searchKeywordWithFallback) ---------------------------
+
+
+FALLBACK_NOTES = [
+    "The deploy window is Tuesday 10:00-12:00 UTC; never deploy on Friday.",  # 0
+    "Lunch with Sam on Friday.",  # 1
+    "Clean the kitchen window.",  # 2
+    "Window",  # 3
+]
+FALLBACK_PATHS = ["memory/ops.md", "memory/2026-05-14.md", "memory/home.md", "memory/w.md"]
+
+
+@pytest.fixture
+def fallback_notes():
+    return Corpus.from_texts(FALLBACK_NOTES, paths=FALLBACK_PATHS)
+
+
+def reference_fallback(stage_cls, corpus, query, **params):
+    """A literal port of searchKeywordWithFallback + mergeKeywordSearchHits, one keyword search
+    at a time through the public API: [(docno, score, text_score, boosted_score)]."""
+    plain = stage_cls(corpus, match="all", **params)
+    full = plain(query)
+    if len(full):
+        return None
+    merged = {}  # dict keeps first-insertion order when a value is replaced, like a JS Map
+    for term in fallback_terms(query):
+        for row in plain(term).itertuples():
+            boosted = openclaw_boosted_score(term, corpus.texts[row.docno], row.path,
+                                             row.text_score)
+            entry = (row.docno, row.score, row.text_score, boosted)
+            old = merged.get(row.docno)
+            if old is None or entry[2] > old[2] or (entry[2] == old[2] and entry[3] > old[3]):
+                merged[row.docno] = entry
+    return sorted(merged.values(), key=lambda e: -e[3])  # stable, like toSorted
+
+
+def test_fallback_finds_a_question_through_its_keywords(fallback_notes):
+    question = "what did we decide about the deploy window?"
+    assert BM25(fallback_notes, match="all")(question).empty  # no note has every word
+    hits = BM25(fallback_notes, match="all", fallback=True)(question)
+    check_hits(hits)
+    # keywords: decide (no hit), deploy (note 0), window (notes 0, 2, 3)
+    assert fallback_terms(question) == ["decide", "deploy", "window"]
+    assert sorted(hits["docno"]) == [0, 2, 3] and hits["fallback"].all()
+    assert hits["rank"].tolist() == [1, 2, 3]
+    assert (np.diff(hits["boosted_score"].to_numpy()) <= 0).all()
+    # note 0: "deploy" occurs twice, "window" once → the "deploy" search's entry is kept,
+    # with its raw score, and its boost is computed against the keyword "deploy"
+    deploy = BM25(fallback_notes, match="all")("deploy")
+    row = hits.set_index("docno").loc[0]
+    assert row["score"] == deploy["score"].iloc[0]
+    assert row["text_score"] == bm25_rank_to_score(row["score"])
+    assert row["boosted_score"] == openclaw_boosted_score(
+        "deploy", FALLBACK_NOTES[0], "memory/ops.md", row["text_score"])
+    assert row["boosted_score"] != openclaw_boosted_score(
+        question, FALLBACK_NOTES[0], "memory/ops.md", row["text_score"])
+    want = reference_fallback(BM25, fallback_notes, question)
+    assert list(zip(hits["docno"], hits["score"], hits["text_score"],
+                    hits["boosted_score"], strict=True)) == want
+
+
+def test_fallback_does_not_touch_queries_with_hits_or_match_any(fallback_notes):
+    queries = ["deploy window", "friday", "what did we decide about the deploy window?",
+               "kitchen zebra"]
+    for cls in (BM25, TfIdf):
+        plain = cls(fallback_notes, match="all")(queries)
+        both = cls(fallback_notes, match="all", fallback=True)(queries)
+        assert not plain["fallback"].any()
+        direct = both[~both["fallback"]].reset_index(drop=True)
+        pd.testing.assert_frame_equal(direct, plain)
+        assert set(both.loc[both["fallback"], "qid"]) == {"3", "4"}
+        # qids stay in query order, ranks restart per query
+        assert both["qid"].tolist() == sorted(both["qid"].tolist(), key=int)
+        any_plain = cls(fallback_notes, match="any")(queries)
+        any_fb = cls(fallback_notes, match="any", fallback=True)(queries)
+        pd.testing.assert_frame_equal(any_fb, any_plain)
+        assert not any_fb["fallback"].any()
+
+
+def test_fallback_without_usable_keywords(fallback_notes):
+    stage = BM25(fallback_notes, match="all", fallback=True)
+    # stop words only, punctuation, empty; "Zebra" is searched again as "zebra" (≠ the query)
+    # and still finds nothing; "window" alone has hits, so no fallback
+    hits = stage(["the what", "?!", "", "Zebra", "zebra", "ab cd"])
+    assert hits.empty and "fallback" in hits.columns and hits["fallback"].dtype == bool
+    assert stage("window")["fallback"].tolist() == [False] * 3
+
+
+def test_fallback_merged_list_is_not_cut_to_depth(fallback_notes):
+    hits = BM25(fallback_notes, match="all", depth=1, fallback=True)("lunch kitchen zebra")
+    # "lunch" → note 1, "kitchen" → note 2, each search cut to depth 1; merged: both
+    assert sorted(hits["docno"]) == [1, 2] and hits["fallback"].all()
+
+
+def test_fallback_keeps_the_highest_text_score_not_the_highest_boost():
+    # note 0 matches "alpha" strongly (repeated) and "beta" weakly; its boost against "beta" is
+    # higher (the path contains "beta"), but the merge keeps the higher text score
+    texts = ["alpha alpha alpha alpha beta", "beta gamma", "alpha"]
+    corpus = Corpus.from_texts(texts, paths=["memory/beta.md", "memory/b.md", "memory/c.md"])
+    stage = BM25(corpus, match="all", fallback=True)
+    a = BM25(corpus, match="all")("alpha").set_index("docno")
+    b = BM25(corpus, match="all")("beta").set_index("docno")
+    assert a.loc[0, "text_score"] > b.loc[0, "text_score"]
+    boost_a = openclaw_boosted_score("alpha", texts[0], "memory/beta.md", a.loc[0, "text_score"])
+    boost_b = openclaw_boosted_score("beta", texts[0], "memory/beta.md", b.loc[0, "text_score"])
+    assert boost_b > boost_a
+    hits = stage("alpha beta delta").set_index("docno")
+    assert hits.loc[0, "score"] == a.loc[0, "score"]
+    assert hits.loc[0, "boosted_score"] == boost_a
+    assert hits.loc[0, "text_score"] == a.loc[0, "text_score"]
+
+
+def test_merge_keyword_hits_ties():
+    # [docno, text_score, boosted] in search order (keyword by keyword, best first)
+    def merge(entries, group=None):
+        d, t, b = (np.array(col) for col in zip(*entries, strict=True))
+        g = np.zeros(len(d), dtype=int) if group is None else np.array(group)
+        return merge_keyword_hits(g, d, t, b).tolist()
+
+    # same text score: the higher boosted score replaces
+    assert merge([(5, 0.5, 0.7), (5, 0.5, 0.8)]) == [1]
+    # exact tie: the first seen stays (JavaScript replaces only when strictly better)
+    assert merge([(5, 0.5, 0.8), (5, 0.5, 0.8)]) == [0]
+    # a higher text score wins even with a lower boosted score
+    assert merge([(5, 0.4, 0.9), (5, 0.5, 0.6)]) == [1]
+    # ordered by boosted score; a tie keeps the order in which the *docno* was first seen
+    # (7 first seen at 0, though its kept entry is the later one at 2)
+    assert merge([(7, 0.2, 0.9), (3, 0.5, 0.9), (7, 0.6, 0.9)]) == [2, 1]
+    assert merge([(7, 0.2, 0.9), (3, 0.5, 0.95), (7, 0.6, 0.9)]) == [1, 2]
+    # groups (queries) are merged independently and returned in group order
+    assert merge([(1, 0.5, 0.5), (2, 0.5, 0.6), (1, 0.5, 0.9), (1, 0.1, 0.1)],
+                 group=[1, 1, 0, 0]) == [2, 1, 0]
+    assert merge_keyword_hits(np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0)).size == 0
+
+
+@pytest.mark.parametrize("cls", [BM25, TfIdf])
+def test_fallback_equals_the_reference_loop(cls):
+    rng = np.random.default_rng(3)
+    vocab = ["deploy", "window", "billing", "vault", "rotate", "key", "lunch", "postgres",
+             "migration", "tuesday", "incident", "cache"]
+    texts = [" ".join(rng.choice(vocab, size=rng.integers(1, 9))) for _ in range(60)]
+    texts += texts[:5]  # duplicates: tied scores
+    paths = [f"memory/{rng.choice(vocab)}-{i}.md" for i in range(len(texts))]
+    corpus = Corpus.from_texts(texts, paths=paths)
+    queries = [" ".join(rng.choice(vocab + ["what", "the", "zebra", "quux"],
+                                   size=rng.integers(2, 9))) + "?" for _ in range(40)]
+    hits = cls(corpus, match="all", depth=7, fallback=True)(queries)
+    n_fallback = 0
+    for i, query in enumerate(queries):
+        part = hits[hits["qid"] == str(i + 1)]
+        want = reference_fallback(cls, corpus, query, depth=7)
+        if want is None:
+            assert not part["fallback"].any()
+            continue
+        n_fallback += 1
+        assert part["fallback"].all() and part["rank"].tolist() == list(range(1, len(want) + 1))
+        assert list(zip(part["docno"], part["score"], part["text_score"],
+                        part["boosted_score"], strict=True)) == want
+    assert n_fallback > 10
+
+
+def test_fallback_fts_tokenizer_changes_han_keywords(notes):
+    query = "部署方案"  # no note has the bigram 方案, so the AND query finds nothing
+    uni = BM25(notes, match="all", fallback=True)(query)
+    assert set(uni["docno"]) == {2} and uni["fallback"].all()  # 部, 署, 部署 find note 2
+    # trigram: the one keyword is the Han block itself, which equals the query: no fallback
+    assert fallback_terms(query, "trigram") == []
+    assert BM25(notes, match="all", fallback=True, fts_tokenizer="trigram")(query).empty
+
+
+def test_fallback_params_validated_and_in_get_params(notes):
+    with pytest.raises(TypeError, match="fallback must be True or False"):
+        BM25(notes, fallback="yes")("deploy")
+    with pytest.raises(ValueError, match="fts_tokenizer must be one of 'unicode61', 'trigram'"):
+        TfIdf(notes, fts_tokenizer="porter")("deploy")
+    params = BM25(notes, fallback=True).get_params(deep=False)
+    assert params["fallback"] is True and params["fts_tokenizer"] == "unicode61"
+    assert TfIdf(notes).get_params(deep=False)["fallback"] is False
+
+
+def test_openclaw_keyword_leg_uses_the_fallback_by_default(notes):
+    from memlab.config import load_config
+    from memlab.openclaw import keyword_leg
+
+    for keyword in ("bm25", "tfidf"):
+        leg = keyword_leg(notes, load_config({"memlab": {"keyword": keyword}}))
+        assert leg.fallback is True and leg.fts_tokenizer == "unicode61"
+    cfg = load_config({"store": {"fts": {"tokenizer": "trigram"}},
+                       "memlab": {"keywordFallback": False}})
+    leg = keyword_leg(notes, cfg)
+    assert leg.fallback is False and leg.fts_tokenizer == "trigram"
