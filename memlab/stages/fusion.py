@@ -132,7 +132,14 @@ class Fusion(Stage):
 
 
 def _top(hits: pd.DataFrame, k: int) -> pd.DataFrame:
-    return hits[hits["rank"] <= k] if len(hits) else hits
+    """A leg's first ``k`` hits. Hits of OpenClaw's keyword fallback are all kept: there the
+    limit applies to each keyword's search, and the merged list (up to 6k) enters whole."""
+    if not len(hits):
+        return hits
+    keep = hits["rank"].to_numpy() <= k
+    if "fallback" in hits.columns:
+        keep |= hits["fallback"].to_numpy(dtype=bool)
+    return hits[keep]
 
 
 def _union(vec: pd.DataFrame, txt: pd.DataFrame) -> pd.DataFrame:

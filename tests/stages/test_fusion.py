@@ -88,3 +88,15 @@ def test_bad_parameters_are_explained(legs):
         Fusion(vec, txt, method="borda").transform(as_queries(["q"]))
     with pytest.raises(ValueError, match="at least one leg"):
         Fusion().transform(as_queries(["q"]))
+
+
+def test_fallback_hits_are_not_cut(static_leg, tiny_corpus):
+    txt = static_leg(tiny_corpus, {"q": [(1, 0.5), (2, 0.4), (3, 0.3)]}, "text_score")
+
+    class FallbackLeg(type(txt)):
+        def transform(self, queries):
+            return super().transform(queries).assign(fallback=True)
+
+    leg = FallbackLeg(tiny_corpus, txt.results, "text_score")
+    hits = Fusion(text=leg, candidates=1).transform(as_queries(["q"]))
+    assert hits["docno"].tolist() == [1, 2, 3]
