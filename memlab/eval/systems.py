@@ -1,0 +1,130 @@
+"""Systems to evaluate: built-in named configurations and running a config over a dataset.
+
+A *system* is an OpenClaw config (plus memlab options). The built-in names let a user compare
+without writing configs::
+
+    keyword            provider "none": OpenClaw's keyword-only mode (boosted BM25 score)
+    vector             the local model, hybrid off
+    hybrid             OpenClaw's defaults with the local model
+    hybrid+decay       + temporal decay (half-life 30 days)
+    hybrid+mmr         + MMR (lambda 0.7)
+    hybrid+decay+mmr   + both
+    hybrid+rrf         memlab's reciprocal rank fusion instead of the weighted merge
+
+Systems are evaluated at a fixed depth with ``minScore`` 0 by default (``depth``), so metrics
+measure the ranking rather than OpenClaw's production score cut; pass ``production=True`` to
+keep the config's own ``maxResults``/``minScore``.
+
+>>> sorted(NAMED_SYSTEMS)[:3]
+['hybrid', 'hybrid+decay', 'hybrid+decay+mmr']
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from memlab.config import MemlabConfig, load_config
+
+_LOCAL: dict[str, Any] = {"provider": "local"}
+NAMED_SYSTEMS: dict[str, dict[str, Any]] = {
+    "keyword": {"memorySearch": {"provider": "none"}},
+    "vector": {"memorySearch": {**_LOCAL, "query": {"hybrid": {"enabled": False}}}},
+    "hybrid": {"memorySearch": dict(_LOCAL)},
+    "hybrid+decay": {"memorySearch": {**_LOCAL, "query": {"hybrid": {
+        "temporalDecay": {"enabled": True}}}}},
+    "hybrid+mmr": {"memorySearch": {**_LOCAL, "query": {"hybrid": {"mmr": {"enabled": True}}}}},
+    "hybrid+decay+mmr": {"memorySearch": {**_LOCAL, "query": {"hybrid": {
+        "temporalDecay": {"enabled": True}, "mmr": {"enabled": True}}}}},
+    "hybrid+rrf": {"memorySearch": dict(_LOCAL), "memlab": {"fusion": {"method": "rrf"}}},
+}
+
+
+def resolve_system(spec: str | Path | Mapping[str, Any] | MemlabConfig) -> tuple[str, MemlabConfig]:
+    """A ``(name, config)`` pair for a built-in name, a config file or a config object."""
+    if isinstance(spec, MemlabConfig):
+        return "config", spec
+    if isinstance(spec, Mapping):
+        return "config", load_config(dict(spec))
+    text = str(spec)
+    if text in NAMED_SYSTEMS:
+        return text, load_config(copy.deepcopy(NAMED_SYSTEMS[text]))
+    path = Path(text)
+    if path.is_file():
+        return path.stem, load_config(path)
+    raise ValueError(f"unknown system {text!r}: give a config file or one of "
+                     f"{', '.join(NAMED_SYSTEMS)}")
+
+
+def run_system(dataset: Any, config: MemlabConfig, *, depth: int = 10,
+               production: bool = False, embedders: dict[str, Any] | None = None
+               ) -> pd.DataFrame:
+    """Hits of ``config`` for every query of ``dataset`` (a memory or BEIR dataset).
+
+    ``embedders`` caches one embedder per provider settings across systems, so comparing
+    several systems embeds the corpus once.
+    """
+    from memlab.corpus import load_workspace
+    from memlab.openclaw import make_embedder, openclaw_pipeline
+
+    ms = config.memory_search
+    embedder = None
+    if ms.resolved_provider() != "none":
+        key = repr((ms.resolved_provider(), ms.model, ms.local, config.memlab.batch_size))
+        store = embedders if embedders is not None else {}
+        if key not in store:
+            store[key] = make_embedder(config)
+        embedder = store[key]
+    corpus = getattr(dataset, "corpus", None)
+    if corpus is None:
+        corpus = load_workspace(dataset.workspace, ms.effective_extra_paths(),
+                                tokens=ms.chunking.tokens, overlap=ms.resolved_overlap())
+    kwargs = {} if production else {"max_results": depth, "min_score": 0.0}
+    pipe = openclaw_pipeline(corpus, config, embedder, **kwargs)
+    queries = dataset.queries
+    if "now" in queries.columns and queries["now"].notna().any():
+        # queries without their own `now` use the dataset's latest, so runs are reproducible
+        queries = queries.assign(now=queries["now"].fillna(queries["now"].max()))
+    return pipe.transform(queries)
+
+
+def evaluate_systems(dataset: Any, systems: Sequence[str | Path | Mapping[str, Any]],
+                     metrics: Sequence[str] = ("ndcg@10", "recall@10", "mrr@10"), *,
+                     depth: int = 10, production: bool = False, by_tag: bool = False,
+                     runs_dir: str | Path | None = None, n_resamples: int = 10_000):
+    """Run and compare several systems on a dataset; the first is the baseline.
+
+    >>> from memlab.eval.datasets import load_dataset  # doctest: +SKIP
+    >>> result = evaluate_systems(load_dataset("datasets/sample-memory"),
+    ...                           ["keyword", "hybrid"])  # doctest: +SKIP
+    >>> print(result.to_markdown())  # doctest: +SKIP
+    """
+    from memlab.eval.experiment import compare
+
+    if not systems:
+        raise ValueError("give at least one system (a config file or a built-in name)")
+    runs: dict[str, pd.DataFrame] = {}
+    embedders: dict[str, Any] = {}
+    for spec in systems:
+        name, cfg = resolve_system(spec)
+        base, n = name, 1
+        while name in runs:
+            n += 1
+            name = f"{base}-{n}"
+        runs[name] = run_system(dataset, cfg, depth=depth, production=production,
+                                embedders=embedders)
+    level = getattr(dataset, "level", "span")
+    if runs_dir is not None:
+        from memlab.eval.trec import write_trec_run
+
+        Path(runs_dir).mkdir(parents=True, exist_ok=True)
+        for name, hits in runs.items():
+            safe = "".join(c if c.isalnum() or c in "+-_." else "_" for c in name)
+            write_trec_run(hits, Path(runs_dir) / f"{safe}.run", run_name=safe,
+                           level="doc" if level == "doc" else "chunk")
+    return compare(runs, dataset.qrels, metrics, queries=dataset.queries, level=level,
+                   by_tag=by_tag, n_resamples=n_resamples)
