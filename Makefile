@@ -26,3 +26,10 @@ test: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
+
+# Parity with the real OpenClaw 2026.7.35 (parity/README.md): installs Node 24 and OpenClaw
+# from the npm registry into ~/.cache/memlab/parity once, then compares every suite (about a
+# minute). Not part of `make test`. Extra flags: make parity PARITY_ARGS="-v --suites hybrid"
+.PHONY: parity
+parity: $(STAMP)
+	$(BIN)/python parity/run.py $(PARITY_ARGS)

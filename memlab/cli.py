@@ -1,8 +1,14 @@
 """memlab's command line: thin argument parsing over the library's verbs.
 
     memlab search WORKSPACE QUERY [--config FILE] [--max-results N] [--min-score X]
-                  [--now ISO] [--json]
+                  [--now ISO] [--json] [--index FILE | --no-index]
+    memlab index WORKSPACE [--config FILE] [--force] [--index FILE]
+    memlab status WORKSPACE [--config FILE] [--deep] [--json] [--index FILE]
     memlab demo [DATASET]
+
+Exit codes: 0 ok, 2 usage/config/workspace error, 3 embedding provider unavailable,
+4 search paused (the index was built under another identity: run ``memlab index --force``),
+5 another ``memlab index`` holds the index.
 """
 
 from __future__ import annotations
@@ -12,20 +18,30 @@ import json
 import sys
 import warnings
 from collections.abc import Sequence
+from pathlib import Path
 
 from memlab.config import ConfigError
 from memlab.embed.base import ProviderUnavailable
+from memlab.index.errors import IndexLocked, IndexPaused, IndexUnavailable
 
 
 def _search(args: argparse.Namespace) -> int:
     from memlab.openclaw import MemorySearch
     from memlab.workspace import MemlabWarning
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", MemlabWarning)  # reported once below instead
-        ms = MemorySearch(args.workspace, args.config)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", MemlabWarning)  # reported once below instead
+        if args.no_index:
+            ms = MemorySearch(args.workspace, args.config)
+        else:
+            from memlab.index.search import IndexedMemorySearch
+
+            ms = IndexedMemorySearch(args.workspace, args.config, index_path=args.index)
     for skipped in ms.corpus.skipped:
         print(f"memlab: skipped {skipped.path}: {skipped.reason}", file=sys.stderr)
+    for w in caught:
+        if "another memlab index" in str(w.message):
+            print(str(w.message), file=sys.stderr)
     payload = ms.search(args.query, max_results=args.max_results, min_score=args.min_score,
                         now=args.now)
     if args.json:
@@ -45,6 +61,55 @@ def format_results(results: list[dict]) -> str:
         lines.append(r["snippet"])
         lines.append("")
     return "\n".join(lines).strip()
+
+
+def _index(args: argparse.Namespace) -> int:
+    from memlab.config import load_config
+    from memlab.index.search import resolve_index_path
+    from memlab.index.store import IndexStore
+    from memlab.index.sync import sync_index
+    from memlab.openclaw import DEFAULT_CONFIG, make_embedder
+    from memlab.workspace import MemlabWarning
+
+    cfg = load_config(args.config if args.config is not None else DEFAULT_CONFIG)
+    ms = cfg.memory_search
+    if not Path(args.workspace).expanduser().is_dir():
+        raise FileNotFoundError(f"memory workspace not found: {args.workspace}")
+    embedder = None if ms.resolved_provider() == "none" else make_embedder(cfg)
+    path = resolve_index_path(args.workspace, cfg, args.index)
+    store = IndexStore(path, fts_tokenizer=ms.store.fts.tokenizer)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MemlabWarning)  # reported once below instead
+            report = sync_index(store, args.workspace, cfg, embedder, force=args.force,
+                                on_mismatch="rebuild", progress=True)
+        counts = store.counts()
+    finally:
+        store.close()
+    for skipped in report.skipped:
+        print(f"memlab: skipped {skipped.path}: {skipped.reason}", file=sys.stderr)
+    files = sum(c["files"] for c in counts.values())
+    chunks = sum(c["chunks"] for c in counts.values())
+    print(f"Memory index updated ({report.workspace}).")
+    how = "full rebuild" + (f" ({report.reason})" if report.reason else "") \
+        if report.mode == "full" else "incremental"
+    print(f"Indexed: {files}/{report.files} files · {chunks} chunks · {how}: "
+          f"{report.indexed} files written, {report.unchanged} unchanged, {report.deleted} "
+          f"removed · {report.texts_embedded} texts embedded, {report.cache_hits} from cache · "
+          f"{report.seconds:.2f}s")
+    print(f"Store: {path}")
+    return 0
+
+
+def _status(args: argparse.Namespace) -> int:
+    from memlab.index.search import format_status, index_status
+
+    status = index_status(args.workspace, args.config, index_path=args.index, deep=args.deep)
+    if args.json:
+        print(json.dumps(status, ensure_ascii=False, indent=2))
+    else:
+        print(format_status(status))
+    return 0
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -68,7 +133,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--min-score", type=float, help="override query.minScore")
     p.add_argument("--now", help="reference time for temporal decay (ISO-8601; default: now)")
     p.add_argument("--json", action="store_true", help="print JSON like `--json` in OpenClaw")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--index", metavar="FILE", help="index file (default: memlab.indexPath, "
+                       "else $MEMLAB_CACHE_DIR/index/<hash of the workspace path>.sqlite)")
+    where.add_argument("--no-index", action="store_true", help="search in memory, without "
+                       "the persistent index")
     p.set_defaults(func=_search)
+
+    i = sub.add_parser("index", help="index a workspace like `openclaw memory index` "
+                       "(incremental; --force rebuilds)")
+    i.add_argument("workspace", help="agent workspace folder (holds MEMORY.md and memory/)")
+    i.add_argument("--config", help="OpenClaw config (JSON5)")
+    i.add_argument("--force", action="store_true", help="rebuild everything (the embedding "
+                   "cache is kept: unchanged text is not re-embedded)")
+    i.add_argument("--index", metavar="FILE", help="index file (see `memlab search --help`)")
+    i.set_defaults(func=_index)
+
+    s = sub.add_parser("status", help="show the index state like `openclaw memory status`")
+    s.add_argument("workspace", help="agent workspace folder (holds MEMORY.md and memory/)")
+    s.add_argument("--config", help="OpenClaw config (JSON5)")
+    s.add_argument("--deep", action="store_true", help="probe the provider with a live "
+                   "embedding")
+    s.add_argument("--json", action="store_true", help="print the status as JSON")
+    s.add_argument("--index", metavar="FILE", help="index file (see `memlab search --help`)")
+    s.set_defaults(func=_status)
 
     d = sub.add_parser("demo", help="index the bundled sample workspace, search it and compare "
                        "keyword / vector / hybrid on its labeled queries")
@@ -91,6 +179,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ProviderUnavailable as exc:
         print(f"memlab: embedding provider unavailable: {exc}", file=sys.stderr)
         return 3
+    except IndexPaused as exc:
+        print(f"memlab: {exc}", file=sys.stderr)
+        return 4
+    except IndexLocked as exc:
+        print(f"memlab: error: {exc}", file=sys.stderr)
+        return 5
+    except IndexUnavailable as exc:
+        print(f"memlab: error: {exc}", file=sys.stderr)
+        return 2
     except (FileNotFoundError, ValueError, NotImplementedError) as exc:
         print(f"memlab: error: {exc}", file=sys.stderr)
         return 2

@@ -78,6 +78,33 @@ def make_embedder(config: MemlabConfig, cache: EmbeddingCache | None = None
         settings["batch_size"] = config.memlab.batch_size
     if ms.model and provider_id != "local":
         settings["model"] = ms.model
+    if provider_id == "openai-compatible":
+        from pydantic import SecretStr
+
+        from memlab.embed import ProviderUnavailable
+
+        remote = ms.remote
+        settings["base_url"] = remote.base_url
+        key = remote.api_key
+        if isinstance(key, SecretStr):
+            settings["api_key"] = key.get_secret_value()
+        elif key is not None:  # a secret reference {source, provider, id}
+            if key.source != "env":
+                raise ProviderUnavailable(
+                    f"memorySearch.remote.apiKey: memlab resolves only env secret references; "
+                    f"got source {key.source!r} (id {key.id!r})")
+            if not os.environ.get(key.id):
+                raise ProviderUnavailable(
+                    f"memorySearch.remote.apiKey: environment variable {key.id} is not set")
+            settings["api_key"] = os.environ[key.id]
+        if remote.headers:
+            settings["headers"] = dict(remote.headers)
+        settings["input_type"] = ms.input_type
+        settings["query_input_type"] = ms.query_input_type
+        settings["document_input_type"] = ms.document_input_type
+        settings["output_dimensionality"] = ms.output_dimensionality
+        if ms.sync.embedding_batch_timeout_seconds is not None:
+            settings["batch_timeout"] = float(ms.sync.embedding_batch_timeout_seconds)
     provider = get_provider(provider_id, **settings)
     if not ms.cache.enabled:
         return provider
@@ -88,28 +115,49 @@ def make_embedder(config: MemlabConfig, cache: EmbeddingCache | None = None
     return CachedEmbedder(provider, cache)
 
 
-def keyword_leg(corpus: Corpus, config: MemlabConfig) -> Stage:
-    """The research keyword leg the config asks for (``memlab.keyword``)."""
+def keyword_leg(corpus: Corpus, config: MemlabConfig, *, store: Any = None,
+                depth: int | None = None) -> Stage:
+    """The keyword leg the config asks for (``memlab.keyword``).
+
+    ``"fts5"`` is OpenClaw's own leg on SQLite FTS5 (:class:`memlab.index.FTS5`): over
+    ``store`` (a :class:`memlab.index.IndexStore` whose ``corpus()`` is ``corpus``) or, without
+    one, over an in-memory FTS5 table of ``corpus``; ``depth`` is its ``LIMIT`` (OpenClaw's
+    ``candidates``; default ``memorySearch``'s). ``"bm25"``/``"tfidf"`` are the research legs.
+    """
     opts = config.memlab
+    if opts.keyword == "fts5":
+        from memlab.index.fts import FTS5
+
+        return FTS5(store if store is not None else corpus,
+                    tokenizer=config.memory_search.store.fts.tokenizer,
+                    depth=int(depth or config.memory_search.candidates()),
+                    fallback=opts.keyword_fallback)
     tok = opts.tokenizer
     tokenizer = Tokenizer(lowercase=tok.lowercase, stopwords=tok.stopwords, stemmer=tok.stemmer,
                           cjk=tok.cjk, thai=tok.thai)
+    # the fallback's keyword extraction depends on OpenClaw's FTS tokenizer setting
+    fallback = {"fallback": opts.keyword_fallback,
+                "fts_tokenizer": config.memory_search.store.fts.tokenizer}
     if opts.keyword == "bm25":
         return BM25(corpus, tokenizer=tokenizer, variant=opts.bm25.variant, k1=opts.bm25.k1,
-                    b=opts.bm25.b, delta=opts.bm25.delta, match=opts.match)
+                    b=opts.bm25.b, delta=opts.bm25.delta, match=opts.match, **fallback)
     if opts.keyword == "tfidf":
-        return TfIdf(corpus, tokenizer=tokenizer, match=opts.match)
-    raise NotImplementedError(
-        f"memlab.keyword={opts.keyword!r}: the SQLite FTS5 keyword leg is not available yet; "
-        "use 'bm25' or 'tfidf'"
-    )
+        return TfIdf(corpus, tokenizer=tokenizer, match=opts.match, **fallback)
+    raise ValueError(f"memlab.keyword={opts.keyword!r} is not a keyword leg; use 'fts5', "
+                     "'bm25' or 'tfidf'")
 
 
 def openclaw_pipeline(corpus: Corpus, config: MemlabConfig | dict | str | Path | None = None,
                       embedder: EmbeddingProvider | None = None, *,
                       max_results: int | None = None, min_score: float | None = None,
-                      now: object = None) -> Sequence:
+                      now: object = None, store: Any = None) -> Sequence:
     """Build OpenClaw's search pipeline over ``corpus`` (see the module docstring).
+
+    ``store``: a :class:`memlab.index.IndexStore` whose ``corpus()`` is ``corpus`` (the
+    persistent index). Then the vector leg scores the stored vectors as sqlite-vec does
+    (:class:`memlab.index.IndexVectorSearch`; with ``memlab.vectorIndex`` other than
+    ``"Flat"``, FAISS as without a store) and an ``"fts5"`` keyword leg queries the index's
+    FTS5 table.
 
     ``embedder`` is required unless the config's provider is ``"none"``. ``max_results`` and
     ``min_score`` override ``query.maxResults``/``query.minScore`` like the CLI flags do;
@@ -135,18 +183,25 @@ def openclaw_pipeline(corpus: Corpus, config: MemlabConfig | dict | str | Path |
                           rule=cfg.memlab.decay_rule)
     provider_id = ms.resolved_provider()
     if provider_id == "none":
-        fusion = Fusion(text=Cached(keyword_leg(corpus, cfg)), candidates=candidates)
+        fusion = Fusion(text=Cached(keyword_leg(corpus, cfg, store=store, depth=candidates)),
+                        candidates=candidates)
         return fusion >> decay >> Threshold(min_score, max_results, relaxed="zero")
     if embedder is None:
         raise ValueError(
             f"provider {provider_id!r} needs an embedder: pass embedder=make_embedder(config), "
             "or set provider to 'none' for keyword-only search"
         )
-    vector = Cached(VectorSearch(corpus, embedder, index=cfg.memlab.vector_index))
+    if store is not None and cfg.memlab.vector_index == "Flat":
+        from memlab.index.vectors import IndexVectorSearch
+
+        vector = Cached(IndexVectorSearch(store, embedder, depth=candidates))
+    else:
+        vector = Cached(VectorSearch(corpus, embedder, index=cfg.memlab.vector_index))
     if not hybrid.enabled:
         return Fusion(vector=vector, candidates=candidates) >> Threshold(
             min_score, max_results, relaxed=None)
-    fusion = Fusion(vector=vector, text=Cached(keyword_leg(corpus, cfg)),
+    fusion = Fusion(vector=vector,
+                    text=Cached(keyword_leg(corpus, cfg, store=store, depth=candidates)),
                     method=cfg.memlab.fusion.method, vector_weight=vw, text_weight=tw,
                     candidates=candidates, rrf_k=cfg.memlab.fusion.rrf_k)
     mmr = MMR(corpus, lambda_=ms.mmr_lambda(), enabled=hybrid.mmr.enabled)
@@ -189,11 +244,13 @@ class MemorySearch:
     embedder:
         Overrides the provider named in the config (e.g. a shared cached embedder).
 
-    >>> ms = MemorySearch("datasets/sample-memory/workspace", {"provider": "none"})  # doctest: +SKIP
-    >>> [r["citation"] for r in ms.search("staging database host")["results"]]  # doctest: +SKIP
+    >>> ms = MemorySearch("datasets/sample-memory/workspace", {"provider": "none"})
+    >>> ms.search("staging database host")["results"][0]["path"]
+    'memory/2026-08-06.md'
     """
 
-    def __init__(self, workspace: str | Path, config: MemlabConfig | dict | str | Path | None = None,
+    def __init__(self, workspace: str | Path,
+                 config: MemlabConfig | dict | str | Path | None = None,
                  embedder: EmbeddingProvider | None = None):
         self.config = config if isinstance(config, MemlabConfig) else load_config(
             DEFAULT_CONFIG if config is None else config)
@@ -203,9 +260,9 @@ class MemorySearch:
         max_bytes = None
         if self.embedder is not None:
             max_bytes = min(getattr(self.embedder, "max_input_tokens", 8192), 8000)
-        self.corpus = load_workspace(workspace, ms.effective_extra_paths(), tokens=ms.chunking.tokens,
-                                     overlap=ms.resolved_overlap(), model=model,
-                                     max_input_bytes=max_bytes)
+        self.corpus = load_workspace(workspace, ms.effective_extra_paths(),
+                                     tokens=ms.chunking.tokens, overlap=ms.resolved_overlap(),
+                                     model=model, max_input_bytes=max_bytes)
         self._pipes: dict[tuple, Sequence] = {}
 
     @property

@@ -237,8 +237,7 @@ def test_registry() -> None:
 
 
 @pytest.mark.parametrize("pid", ["openai", "gemini", "voyage", "mistral", "deepinfra",
-                                 "ollama", "lmstudio", "bedrock", "github-copilot",
-                                 "openai-compatible"])
+                                 "ollama", "lmstudio", "bedrock", "github-copilot"])
 def test_unimplemented_openclaw_providers_fail_closed(pid: str) -> None:
     with pytest.raises(ProviderUnavailable) as err:
         get_provider(pid)

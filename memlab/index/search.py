@@ -1,0 +1,330 @@
+"""``memlab search`` / ``index`` / ``status`` over the persistent index.
+
+:class:`IndexedMemorySearch` is :class:`memlab.openclaw.MemorySearch` backed by the index
+file of the workspace: it syncs the index first (only changed files are re-chunked and
+re-embedded; an identity change pauses the search with a message naming
+``memlab index --force``), then searches the stored chunks -- with the FTS5 keyword leg when
+``memlab.keyword`` is ``"fts5"`` and vector scores computed as sqlite-vec computes them.
+
+:func:`index_status` collects what ``openclaw memory status`` shows, :func:`format_status`
+prints it the same way.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import warnings
+from pathlib import Path
+from typing import Any
+
+from memlab.config import MemlabConfig, load_config
+from memlab.embed.base import EmbeddingProvider, ProviderUnavailable
+from memlab.embed.cache import CachedEmbedder
+from memlab.index.store import IndexStore, default_index_path
+from memlab.index.sync import (
+    FORCE_HINT,
+    IndexLocked,
+    IndexPaused,
+    SyncReport,
+    identity_problem,
+    index_identity,
+    sync_index,
+)
+from memlab.openclaw import DEFAULT_CONFIG, MemorySearch, default_cache_path, make_embedder
+from memlab.pipeline import Sequence
+from memlab.stages.decay import TemporalDecay
+from memlab.workspace import MemlabWarning, scan_workspace
+
+__all__ = ["IndexedMemorySearch", "format_status", "index_status", "resolve_index_path"]
+
+
+def resolve_index_path(workspace: str | Path, config: MemlabConfig,
+                       index_path: str | Path | None = None) -> Path:
+    """``index_path``, else ``memlab.indexPath``, else :func:`default_index_path`."""
+    chosen = index_path or config.memlab.index_path
+    return Path(chosen).expanduser() if chosen else default_index_path(workspace)
+
+
+def _load(config: MemlabConfig | dict | str | Path | None) -> MemlabConfig:
+    return config if isinstance(config, MemlabConfig) else load_config(
+        DEFAULT_CONFIG if config is None else config)
+
+
+class IndexedMemorySearch(MemorySearch):
+    """:class:`~memlab.openclaw.MemorySearch` over the workspace's persistent index.
+
+    Parameters
+    ----------
+    workspace, config, embedder
+        As for :class:`~memlab.openclaw.MemorySearch`.
+    index_path
+        The index file (default: :func:`resolve_index_path`).
+    sync
+        Sync the index before searching (OpenClaw's sync on search). When another indexer
+        holds the lock, the index is searched as it is, with a warning.
+
+    Attributes: ``store`` (the :class:`~memlab.index.IndexStore`), ``sync_report`` (the
+    :class:`~memlab.index.SyncReport`, ``None`` when not synced) and ``paused`` (the identity
+    problem, ``None`` when the index can be searched). Searching a paused index raises
+    :class:`~memlab.index.IndexPaused`.
+
+    >>> ms = IndexedMemorySearch("datasets/sample-memory/workspace", {"provider": "none"},
+    ...                          index_path=":memory:")
+    >>> ms.search("staging database host")["results"][0]["path"]
+    'memory/2026-08-06.md'
+    """
+
+    def __init__(self, workspace: str | Path,
+                 config: MemlabConfig | dict | str | Path | None = None,
+                 embedder: EmbeddingProvider | None = None, *,
+                 index_path: str | Path | None = None, sync: bool = True):
+        self.config = _load(config)
+        ms = self.config.memory_search
+        self.workspace = Path(os.path.abspath(os.path.expanduser(os.fspath(workspace))))
+        if not self.workspace.is_dir():
+            raise FileNotFoundError(f"memory workspace not found: {self.workspace}")
+        if ms.resolved_provider() == "none":
+            self.embedder = None
+        else:
+            self.embedder = embedder if embedder is not None else make_embedder(self.config)
+        path = (None if str(index_path) == ":memory:" else
+                resolve_index_path(self.workspace, self.config, index_path))
+        self.store = IndexStore(path, fts_tokenizer=ms.store.fts.tokenizer)
+        self.sync_report: SyncReport | None = None
+        self.paused: str | None = None
+        skipped: list = []
+        if sync:
+            try:
+                self.sync_report = sync_index(self.store, self.workspace, self.config,
+                                              self.embedder, on_mismatch="pause")
+                skipped = self.sync_report.skipped
+                if self.sync_report.mode == "paused":
+                    self.paused = self.sync_report.reason
+            except IndexLocked as exc:
+                warnings.warn(f"memlab: {exc}; searching the index as it is", MemlabWarning,
+                              stacklevel=2)
+        if self.sync_report is None:
+            expected = index_identity(self.config, self.embedder, self.workspace)
+            self.paused = identity_problem(self.store.read_meta(), expected,
+                                           has_chunks=self.store.has_chunks())
+        self.store.pin()  # every stage sees the same snapshot (docnos)
+        self.corpus = self.store.corpus()
+        self.corpus.root = self.workspace
+        self.corpus.skipped = list(skipped)
+        self._pipes: dict[tuple, Sequence] = {}
+
+    def pipeline(self, max_results: int | None = None, min_score: float | None = None,
+                 now: object = None) -> Sequence:
+        """The stage pipeline over the index (legs cached across calls)."""
+        from memlab.openclaw import openclaw_pipeline
+
+        key = (max_results, min_score)
+        pipe = self._pipes.get(key)
+        if pipe is None:
+            pipe = openclaw_pipeline(self.corpus, self.config, self.embedder,
+                                     max_results=max_results, min_score=min_score,
+                                     store=self.store)
+            self._pipes[key] = pipe
+        for stage in pipe.stages:
+            if isinstance(stage, TemporalDecay):
+                stage.set_params(now=now)
+        return pipe
+
+    def _check(self) -> None:
+        if self.paused:
+            raise IndexPaused(self.paused, self.store.path)
+
+    def run(self, queries: Any, max_results: int | None = None, min_score: float | None = None,
+            now: object = None):
+        self._check()
+        return super().run(queries, max_results, min_score, now)
+
+    def search(self, query: str, max_results: int | None = None,
+               min_score: float | None = None, now: object = None) -> dict[str, Any]:
+        self._check()
+        return super().search(query, max_results, min_score, now)
+
+
+# ---------------------------------------------------------------------------------- status
+
+
+def _cache_entries(path: Path) -> int | None:
+    if not path.exists():
+        return 0
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return None
+    try:
+        return int(conn.execute("SELECT COUNT(*) FROM memory_embedding_cache").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+    finally:
+        conn.close()
+
+
+def index_status(workspace: str | Path, config: MemlabConfig | dict | str | Path | None = None,
+                 *, index_path: str | Path | None = None, deep: bool = False,
+                 embedder: EmbeddingProvider | None = None) -> dict[str, Any]:
+    """What ``openclaw memory status`` reports, for memlab's index of ``workspace``.
+
+    Never writes: a missing index file is reported as empty. ``deep`` probes the provider
+    with a live embedding (``embeddingProbe``).
+    """
+    cfg = _load(config)
+    ms = cfg.memory_search
+    ws = Path(os.path.abspath(os.path.expanduser(os.fspath(workspace))))
+    requested = ms.provider.strip() or "openai"
+    provider_id = ms.resolved_provider()
+    provider_error = None
+    if provider_id == "none":
+        embedder = None
+    elif embedder is None:
+        try:
+            embedder = make_embedder(cfg)
+        except ProviderUnavailable as exc:
+            provider_error = str(exc)
+    path = resolve_index_path(ws, cfg, index_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MemlabWarning)
+        loaded, skipped = scan_workspace(ws, ms.effective_extra_paths())
+    out: dict[str, Any] = {
+        "provider": embedder.id if embedder is not None else provider_id,
+        "requestedProvider": requested,
+        "model": embedder.model if embedder is not None else (
+            None if provider_id == "none" else ms.resolved_model() or None),
+        "sources": ms.effective_sources(),
+        "extraPaths": ms.effective_extra_paths(),
+        "workspaceDir": str(ws),
+        "dbPath": str(path),
+        "totalFiles": len(loaded),
+        "skipped": [{"path": s.path, "reason": s.reason} for s in skipped],
+    }
+    meta = None
+    counts: dict[str, dict[str, int]] = {}
+    hashes: dict[str, str] = {}
+    vectors = 0
+    fts_tokenizer = None
+    if path.exists():
+        store = IndexStore(path, fts_tokenizer=ms.store.fts.tokenizer)
+        try:
+            meta = store.read_meta()
+            counts = store.counts()
+            hashes = store.source_hashes("memory")
+            vectors = store.vector_count()
+            fts_tokenizer = store.fts_tokenizer
+            has_chunks = store.has_chunks()
+        finally:
+            store.close()
+    else:
+        has_chunks = False
+    out["files"] = sum(c["files"] for c in counts.values())
+    out["chunks"] = sum(c["chunks"] for c in counts.values())
+    out["sourceCounts"] = [{"source": s, **counts.get(s, {"files": 0, "chunks": 0})}
+                           for s in ms.effective_sources()]
+    if provider_error is None:
+        expected = index_identity(cfg, embedder, ws)
+    else:  # the provider key is unknown: compare what is known
+        expected = {k: v for k, v in index_identity(cfg, None, ws).items()
+                    if k not in ("model", "provider", "providerKey")}
+        expected.update(model=ms.resolved_model() or "fts-only", provider=provider_id)
+    problem = identity_problem(meta, expected, has_chunks=has_chunks)
+    if meta is None and not has_chunks:
+        problem = "index metadata is missing" if path.exists() else "not indexed yet"
+    out["indexIdentity"] = ({"status": "valid"} if problem is None else
+                            {"status": "missing" if meta is None else "mismatched",
+                             "reason": problem, "fix": f"Run: {FORCE_HINT}"})
+    current = {f.path: f.hash for f in loaded}
+    out["dirty"] = problem is not None or current != hashes
+    out["changedFiles"] = sorted(p for p, h in current.items() if hashes.get(p) != h)
+    out["removedFiles"] = sorted(p for p in hashes if p not in current)
+    dims = (meta or {}).get("vectorDims")
+    out["vector"] = {"enabled": embedder is not None or provider_error is not None,
+                     "available": bool(vectors) if embedder is not None else False,
+                     "dims": dims, "count": vectors,
+                     "store": "float32 blobs; cosine computed as sqlite-vec does"}
+    out["fts"] = {"enabled": True, "available": fts_tokenizer is not None,
+                  "tokenizer": fts_tokenizer or ms.store.fts.tokenizer}
+    if ms.cache.enabled:
+        cache_path = None
+        if isinstance(embedder, CachedEmbedder) and embedder.cache.path is not None:
+            cache_path = Path(embedder.cache.path).expanduser()
+        elif provider_id != "none":
+            cache_path = Path(cfg.memlab.embedding_cache or default_cache_path()).expanduser()
+        out["cache"] = {"enabled": True, "path": str(cache_path) if cache_path else None,
+                        "entries": _cache_entries(cache_path) if cache_path else 0,
+                        "maxEntries": ms.cache.resolved_max_entries()}
+    else:
+        out["cache"] = {"enabled": False}
+    if provider_error is not None:
+        out["embeddingProbe"] = {"ok": False, "checked": False, "error": provider_error}
+    elif deep and embedder is not None:
+        try:
+            vec = embedder.embed_query("memlab status probe")
+            out["embeddingProbe"] = {"ok": True, "checked": True, "dims": int(len(vec))}
+        except Exception as exc:  # noqa: BLE001 - any provider failure is reported
+            out["embeddingProbe"] = {"ok": False, "checked": True,
+                                     "error": f"{type(exc).__name__}: {exc}"}
+    elif deep:
+        out["embeddingProbe"] = {"ok": True, "checked": False}
+    return out
+
+
+def format_status(status: dict[str, Any]) -> str:
+    """The text of ``openclaw memory status`` for a :func:`index_status` dict."""
+    lines = ["Memory Search (memlab)",
+             f"Provider: {status['provider']} (requested: {status['requestedProvider']})",
+             f"Model: {status['model'] or status['provider']}"]
+    if status["sources"]:
+        lines.append(f"Sources: {', '.join(status['sources'])}")
+    if status["extraPaths"]:
+        lines.append(f"Extra paths: {', '.join(status['extraPaths'])}")
+    lines += [f"Indexed: {status['files']}/{status['totalFiles']} files · "
+              f"{status['chunks']} chunks",
+              f"Dirty: {'yes' if status['dirty'] else 'no'}",
+              f"Store: {status['dbPath']}",
+              f"Workspace: {status['workspaceDir']}"]
+    probe = status.get("embeddingProbe")
+    if probe:
+        state = ("skipped" if probe["ok"] and not probe.get("checked") else
+                 "ready" if probe["ok"] else "unavailable")
+        lines.append(f"Embeddings: {state}")
+        if probe.get("error"):
+            lines.append(f"Embeddings error: {probe['error']}")
+    ident = status["indexIdentity"]
+    if ident["status"] != "valid":
+        lines.append(f"Index identity: {ident['reason']}")
+        lines.append("Vector search: paused until memory is rebuilt")
+        lines.append(f"Fix: {ident['fix']}")
+    if status["sourceCounts"]:
+        lines.append("By source:")
+        for entry in status["sourceCounts"]:
+            total = status["totalFiles"] if entry["source"] == "memory" else "?"
+            lines.append(f"  {entry['source']} · {entry['files']}/{total} files · "
+                         f"{entry['chunks']} chunks")
+    vec = status["vector"]
+    vstate = ("disabled" if not vec["enabled"] else "ready" if vec["available"] else
+              "unavailable")
+    lines.append(f"Vector store: {vstate}")
+    if vec.get("dims"):
+        lines.append(f"Vector dims: {vec['dims']}")
+    fts = status["fts"]
+    lines.append(f"FTS: {'ready' if fts['available'] else 'unavailable'} ({fts['tokenizer']})")
+    cache = status["cache"]
+    if cache["enabled"]:
+        suffix = f" ({cache['entries']} entries)" if cache.get("entries") is not None else ""
+        lines.append(f"Embedding cache: enabled{suffix}")
+        if cache.get("maxEntries"):
+            lines.append(f"Cache cap: {cache['maxEntries']}")
+    else:
+        lines.append("Embedding cache: disabled")
+    issues = [f"  new or changed since the last index: {p}"
+              for p in status.get("changedFiles", [])]
+    issues += [f"  removed since the last index: {p}" for p in status.get("removedFiles", [])]
+    issues += [f"  skipped {s['path']}: {s['reason']}" for s in status.get("skipped", [])]
+    if issues:
+        lines.append("Issues:")
+        lines += issues
+    return "\n".join(lines)
+
