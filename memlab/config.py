@@ -654,7 +654,7 @@ class MemlabOptions(_Model):
     """memlab-only research options (top-level key ``memlab``); defaults mirror OpenClaw."""
 
     #: Keyword leg: in-process BM25, TF-IDF, or SQLite FTS5 itself.
-    keyword: Literal["bm25", "tfidf", "fts5"] = "bm25"
+    keyword: Literal["bm25", "tfidf", "fts5"] = "fts5"
     bm25: Bm25Options = Field(default_factory=Bm25Options)
     tokenizer: TokenizerOptions = Field(default_factory=TokenizerOptions)
     #: ``"all"`` requires every query token (FTS5's AND query); ``"any"`` is OR.

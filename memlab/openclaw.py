@@ -167,7 +167,7 @@ def openclaw_pipeline(corpus: Corpus, config: MemlabConfig | dict | str | Path |
     >>> corpus = Corpus.from_texts(["the deploy window moved to Tuesday", "lunch was good"])
     >>> pipe = openclaw_pipeline(corpus, {"provider": "none"})
     >>> pipe("deploy window")[["path", "score"]].round(3).to_dict("records")
-    [{'path': 'doc-1.md', 'score': 1.0}]
+    [{'path': 'doc-1.md', 'score': 0.697}]
     """
     cfg = config if isinstance(config, MemlabConfig) else load_config(
         DEFAULT_CONFIG if config is None else config)

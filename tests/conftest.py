@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 
 import numpy as np
 import pandas as pd
@@ -13,6 +14,8 @@ from memlab.frames import build_hits
 from memlab.pipeline import Stage
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# Indexes and embedding caches made by tests go to a scratch folder, never to ~/.cache.
+os.environ["MEMLAB_CACHE_DIR"] = tempfile.mkdtemp(prefix="memlab-tests-")
 
 
 class StaticLeg(Stage):

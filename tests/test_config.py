@@ -131,7 +131,7 @@ def test_resolved_defaults() -> None:
 
 def test_memlab_defaults() -> None:
     opts = MemlabOptions()
-    assert opts.keyword == "bm25"
+    assert opts.keyword == "fts5"
     assert (opts.bm25.variant, opts.bm25.k1, opts.bm25.b, opts.bm25.delta) == (
         "lucene", 1.2, 0.75, 0.5)
     tok = opts.tokenizer

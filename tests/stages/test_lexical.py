@@ -637,6 +637,6 @@ def test_openclaw_keyword_leg_uses_the_fallback_by_default(notes):
         leg = keyword_leg(notes, load_config({"memlab": {"keyword": keyword}}))
         assert leg.fallback is True and leg.fts_tokenizer == "unicode61"
     cfg = load_config({"store": {"fts": {"tokenizer": "trigram"}},
-                       "memlab": {"keywordFallback": False}})
+                       "memlab": {"keyword": "bm25", "keywordFallback": False}})
     leg = keyword_leg(notes, cfg)
     assert leg.fallback is False and leg.fts_tokenizer == "trigram"
