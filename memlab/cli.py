@@ -112,6 +112,30 @@ def _status(args: argparse.Namespace) -> int:
     return 0
 
 
+def _eval(args: argparse.Namespace) -> int:
+    from memlab.eval.datasets import load_dataset
+    from memlab.eval.systems import evaluate_systems
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the dataset loader reports skipped files itself
+        dataset = load_dataset(args.dataset, **({"unknown_ids": args.unknown_ids}
+                                                if args.unknown_ids else {}))
+    metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
+    systems = args.config or ["keyword", "vector", "hybrid"]
+    result = evaluate_systems(dataset, systems, metrics, depth=args.depth,
+                              production=args.production, by_tag=args.by_tag,
+                              runs_dir=args.runs_dir, n_resamples=args.resamples)
+    if args.json:
+        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2, default=str))
+    elif args.format == "latex":
+        print(result.to_latex(by_tag=args.by_tag))
+    elif args.format == "csv":
+        print(result.to_csv())
+    else:
+        print(result.to_markdown(by_tag=args.by_tag))
+    return 0
+
+
 def _demo(args: argparse.Namespace) -> int:
     from memlab.demo import run_demo
 
@@ -157,6 +181,29 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="print the status as JSON")
     s.add_argument("--index", metavar="FILE", help="index file (see `memlab search --help`)")
     s.set_defaults(func=_status)
+
+    e = sub.add_parser("eval", help="compare systems on a labeled dataset (memory or BEIR)")
+    e.add_argument("dataset", help="a memory dataset folder (workspace/, queries.jsonl, "
+                   "qrels.jsonl) or a BEIR folder (corpus.jsonl, queries.jsonl, qrels/)")
+    e.add_argument("--config", action="append", metavar="FILE_OR_NAME",
+                   help="a system: an OpenClaw config file or a built-in name (keyword, vector, "
+                   "hybrid, hybrid+decay, hybrid+mmr, hybrid+decay+mmr, hybrid+rrf); repeat "
+                   "for several; the first is the baseline (default: keyword, vector, hybrid)")
+    e.add_argument("--metrics", default="ndcg@10,recall@10,mrr@10",
+                   help="comma-separated NAME@K (ndcg, recall, mrr, map, p, success)")
+    e.add_argument("--depth", type=int, default=10,
+                   help="hits per query, with minScore 0 (default 10)")
+    e.add_argument("--production", action="store_true",
+                   help="keep each config's own maxResults/minScore instead of --depth")
+    e.add_argument("--by-tag", action="store_true", help="also break metrics down by tag")
+    e.add_argument("--runs-dir", help="write each system's run as a TREC file here")
+    e.add_argument("--resamples", type=int, default=10_000,
+                   help="randomization/bootstrap resamples (default 10000)")
+    e.add_argument("--unknown-ids", choices=["error", "drop", "keep"],
+                   help="BEIR qrels naming unknown documents: fail, drop or keep them")
+    e.add_argument("--format", choices=["markdown", "latex", "csv"], default="markdown")
+    e.add_argument("--json", action="store_true", help="per-system and per-tag metrics as JSON")
+    e.set_defaults(func=_eval)
 
     d = sub.add_parser("demo", help="index the bundled sample workspace, search it and compare "
                        "keyword / vector / hybrid on its labeled queries")

@@ -134,3 +134,18 @@ def test_console_script_with_local_model(tmp_path):
     assert top["textScore"] > 0 and top["vectorScore"] > 0
     assert top["score"] == pytest.approx(0.7 * top["vectorScore"] + 0.3 * top["textScore"])
     assert (tmp_path / "cache" / "embeddings.sqlite").exists()
+
+
+def test_eval_command(tmp_path, capsys):
+    root = Path(__file__).resolve().parents[1] / "datasets" / "sample-memory"
+    cfg = _config(tmp_path, '{memorySearch: {provider: "none"}, memlab: {keyword: "bm25"}}')
+    code = main(["eval", str(root), "--config", "keyword", "--config", cfg,
+                 "--metrics", "ndcg@10,recall@5", "--resamples", "200", "--json",
+                 "--runs-dir", str(tmp_path / "runs")])
+    assert code == 0
+    payload = json.loads(capsys.readouterr().out)
+    text = json.dumps(payload)
+    assert "ndcg@10" in text and "recall@5" in text and "keyword" in text
+    assert len(list((tmp_path / "runs").glob("*.run"))) == 2
+    assert main(["eval", str(root), "--config", "nope", "--resamples", "10"]) == 2
+    assert "unknown system" in capsys.readouterr().err
