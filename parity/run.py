@@ -38,6 +38,7 @@ import io
 import json
 import math
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -168,14 +169,15 @@ SEVERITY = {"agree": 0, "scores": 1, "order": 2, "hits": 3, "error": 4}
 
 
 def compare_results(openclaw: Sequence[dict[str, Any]], memlab: Sequence[dict[str, Any]],
-                    tol: float = DEFAULT_TOL, workspace: str = "", query: str = ""
-                    ) -> QueryComparison:
+                    tol: float = DEFAULT_TOL, workspace: str = "", query: str = "",
+                    limit: int | None = None) -> QueryComparison:
     """Compare one query's ``--json`` results (OpenClaw's are the reference).
 
     Hits must be the same ``(path, startLine, endLine)`` in the same order, where runs of
     OpenClaw results with equal scores (within ``tol``) may come in any order; every matched
     hit's ``score`` (and ``vectorScore``/``textScore`` when both sides report them) must
-    agree within ``tol``; snippets must be equal.
+    agree within ``tol``; snippets must be equal. When both lists were cut at ``limit``
+    (``--max-results``) inside a run of equal scores, the members of that last run may differ.
     """
     ok, mk = result_keys(openclaw), result_keys(memlab)
     cmp = QueryComparison(workspace, query, "agree", len(ok), len(mk))
@@ -185,8 +187,19 @@ def compare_results(openclaw: Sequence[dict[str, Any]], memlab: Sequence[dict[st
     # ranking, with ties as sets
     groups = tie_groups([float(r["score"]) for r in openclaw], tol)
     ranking_ok = len(ok) == len(mk)
+    cut_tie = False
     for start, end in groups:
         if set(ok[start:end]) != set(mk[start:end]):
+            # A tie group cut by maxResults: which of its members make the cut depends on
+            # row order (OpenClaw indexes files concurrently), so any members with the same
+            # score are as right as OpenClaw's own.
+            tie_score = float(openclaw[start]["score"])
+            if (limit is not None and end == len(ok) == len(mk) == limit and all(
+                    abs(float(m["score"]) - tie_score) <= tol for m in memlab[start:end])):
+                cut_tie = True
+                cmp.notes.append(f"tie at the cut: ranks {start + 1}-{end} share score "
+                                 f"{tie_score:.6g}")
+                continue
             ranking_ok = False
             cmp.first_divergence = start
             break
@@ -209,11 +222,12 @@ def compare_results(openclaw: Sequence[dict[str, Any]], memlab: Sequence[dict[st
                                              math.inf if math.isnan(dc) else dc)
         if "snippet" in o and "snippet" in m and o["snippet"] != m["snippet"]:
             cmp.notes.append(f"snippet differs for {_fmt_key(key)}")
-    if oset != mset or len(ok) != len(mk):
+    if (oset != mset and not cut_tie) or len(ok) != len(mk):
         cmp.status = "hits"
     elif not ranking_ok:
         cmp.status = "order"
-    elif cmp.max_score_diff > tol or cmp.max_component_diff > tol or cmp.notes:
+    elif cmp.max_score_diff > tol or cmp.max_component_diff > tol or any(
+            not n.startswith("tie at the cut") for n in cmp.notes):
         cmp.status = "scores"
     if cmp.max_component_diff > tol:
         cmp.notes.append(f"max |dvectorScore|,|dtextScore| {cmp.max_component_diff:.3g}")
@@ -382,7 +396,21 @@ def memlab_config(oc_config: dict[str, Any], keyword: str, cache: Path) -> dict[
     return cfg
 
 
+def workspace_source(name: str) -> tuple[str, Path, Path]:
+    """``(agent name, workspace folder, queries file)`` for a parity workspace name or for a
+    memlab memory dataset folder (``workspace/`` + ``queries.jsonl``), which lets the harness
+    run on workspaces it has never seen."""
+    dataset = Path(name).expanduser()
+    if (dataset / "workspace").is_dir() and (dataset / "queries.jsonl").is_file():
+        agent = re.sub(r"[^a-z0-9-]+", "-", dataset.resolve().name.lower()).strip("-") or "ds"
+        return agent, dataset / "workspace", dataset / "queries.jsonl"
+    return name, HERE / "workspaces" / name, HERE / "queries" / f"{name}.txt"
+
+
 def read_queries(path: Path) -> list[str]:
+    if path.suffix == ".jsonl":
+        with path.open(encoding="utf-8") as fh:
+            return [json.loads(line)["text"] for line in fh if line.strip()]
     out = []
     for line in path.read_text(encoding="utf-8").splitlines():
         line = line.strip()
@@ -501,8 +529,8 @@ def stage_workspaces(names: Sequence[str], dest: Path, now_ms: int) -> dict[str,
     dated nor evergreen (``extraPaths`` outside ``memory/``) decay by it.
     """
     out = {}
-    for name in names:
-        src = HERE / "workspaces" / name
+    for spec in names:
+        name, src, _ = workspace_source(spec)
         if not src.is_dir():
             raise SetupError(f"no parity workspace {src}")
         target = dest / name
@@ -755,7 +783,7 @@ def run_suite(name: str, install: Install, workspaces: dict[str, Path],
                     error=f"memlab search exit {code}: {_last_line(err)}"))
                 continue
             mine = json.loads(out)["results"]
-            result.queries.append(compare_results(theirs, mine, tol, ws, q))
+            result.queries.append(compare_results(theirs, mine, tol, ws, q, limit=MAX_RESULTS))
     result.memlab_seconds = time.monotonic() - t0
     return result
 
@@ -841,7 +869,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (SetupError, OSError) as exc:
             print(f"parity: {exc}", file=sys.stderr)
             return 2
-        queries = {w: read_queries(HERE / "queries" / f"{w}.txt") for w in ws_names}
+        queries = {workspace_source(w)[0]: read_queries(workspace_source(w)[2])
+                   for w in ws_names}
         # everything memlab writes (indexes, caches) stays in the scratch folder
         os.environ["MEMLAB_CACHE_DIR"] = str(scratch / "memlab-cache")
         features = memlab_features()
@@ -855,7 +884,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                           if features["index"] and features["search_index"] else
                           "`memlab search` (no persistent index in this memlab)"))
         log(f"embedding server {MODEL} at {server.base_url}; now = {args.now}; "
-            f"workspaces: {', '.join(f'{w} ({len(queries[w])} queries)' for w in ws_names)}")
+            f"workspaces: {', '.join(f'{w} ({len(queries[w])} queries)' for w in queries)}")
         for name in suites:
             log(f"suite {name}: {SUITES[name][0]} ...")
             try:

@@ -221,3 +221,15 @@ def test_memlab_features(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(memlab.cli, "build_parser", old_parser)
     assert run.memlab_features() == {"index": False, "search_index": False}
+
+
+def test_tie_cut_by_max_results() -> None:
+    # both lists were cut at 4 inside a run of equal scores: either member is right
+    other = OPENCLAW[:3] + [hit("memory/d.md", 1, 2, 0.1)]
+    cmp = run.compare_results(OPENCLAW, other, limit=4)
+    assert cmp.status == "agree" and "tie at the cut" in cmp.notes[0]
+    # a different score at the cut is still a difference
+    worse = OPENCLAW[:3] + [hit("memory/d.md", 1, 2, 0.05)]
+    assert run.compare_results(OPENCLAW, worse, limit=4).status == "hits"
+    # not cut (fewer hits than the limit): a different member is a real difference
+    assert run.compare_results(OPENCLAW, other, limit=5).status == "hits"
