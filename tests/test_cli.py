@@ -112,7 +112,8 @@ def test_missing_workspace_is_a_clear_error(tmp_path, capsys):
     assert "nope" in capsys.readouterr().err
 
 
-def test_unimplemented_provider_fails_closed(workspace, tmp_path, capsys):
+def test_unavailable_provider_fails_closed(workspace, tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)  # explicit openai, no key: unavailable
     cfg = _config(tmp_path, '{"provider": "openai"}')
     assert main(["search", str(workspace), "deploy", "--config", cfg]) == 3
     err = capsys.readouterr().err

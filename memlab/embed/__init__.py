@@ -3,10 +3,12 @@
 >>> from memlab.embed import get_provider, available_providers
 >>> {"local", "none"} <= set(available_providers())
 True
->>> get_provider("openai")  # doctest: +ELLIPSIS
+>>> set(available_providers()) >= {"openai", "gemini", "voyage", "ollama", "bedrock"}
+True
+>>> get_provider("auto")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-memlab.embed.base.ProviderUnavailable: embedding provider 'openai' is an OpenClaw provider ...
+memlab.embed.base.ProviderUnavailable: 'auto' is not supported: choose a provider explicitly ...
 
 Providers live one per module in this package (module name = provider id with ``-`` as
 ``_``), each class decorated with :func:`~memlab.embed.base.register_provider`; adding one is
@@ -55,7 +57,7 @@ OPENCLAW_PROVIDERS = (
     "local", "ollama", "lmstudio", "openai-compatible", "none",
 )
 # Modules of this package that are infrastructure, not providers.
-_NOT_PROVIDERS = {"base", "cache"}
+_NOT_PROVIDERS = {"base", "cache", "http"}
 # Provider modules that failed to import (a missing optional dependency): id -> error.
 _BROKEN: dict[str, Exception] = {}
 
