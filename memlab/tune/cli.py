@@ -1,0 +1,164 @@
+"""``memlab sweep``: evaluate a grid of configurations, optionally tuned with cross-validation.
+
+    memlab sweep DATASET --grid GRID_FILE [--base CONFIG] [--cv K] [--optuna N_TRIALS]
+                 [--backend local|dask[:ADDRESS]] [--n-jobs N] [--metric ndcg@10]
+                 [--metrics LIST] [--by-tag] [--top N] [--seed S] [--out results.parquet|.csv]
+
+The grid file is JSON5 (or YAML, when PyYAML is installed and the file ends in ``.yaml`` /
+``.yml``) mapping config key paths to value lists; an optional ``"base"`` entry names a base
+config file (relative to the grid file; ``--base`` wins)::
+
+    {"query.hybrid.vectorWeight": [0, 0.1, 0.2], "query.hybrid.mmr.enabled": [false, true]}
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+__all__ = ["add_sweep_parser", "load_grid", "sweep_command"]
+
+
+def load_grid(path: str | Path) -> tuple[dict[str, Any], str | None]:
+    """The grid mapping and its optional base config path (resolved against the file)."""
+    from memlab.tune.sweep import SweepError
+
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"grid file not found: {p}")
+    text = p.read_text(encoding="utf-8")
+    if p.suffix.lower() in (".yaml", ".yml"):
+        try:
+            import yaml
+        except ImportError as exc:
+            raise SweepError(f"{p}: YAML grid files need PyYAML (pip install pyyaml); or "
+                             "write the grid as JSON5") from exc
+        data = yaml.safe_load(text)
+    else:
+        import json5
+
+        try:
+            data = json5.loads(text)
+        except ValueError as exc:
+            raise SweepError(f"{p}: not valid JSON5: {exc}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise SweepError(f"{p}: a grid file maps config key paths to lists of values, got "
+                         f"{type(data).__name__}")
+    base = data.pop("base", None)
+    if base is not None:
+        base = str((p.parent / str(base)) if not Path(str(base)).is_absolute() else base)
+    return data, base
+
+
+def add_sweep_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``memlab sweep`` to an ``argparse`` sub-parser set."""
+    p = subparsers.add_parser(
+        "sweep", help="evaluate a grid of configurations from cached legs (optionally "
+        "cross-validated, or tuned with Optuna)")
+    p.add_argument("dataset", help="a memory dataset folder (workspace/, queries.jsonl, "
+                   "qrels.jsonl)")
+    p.add_argument("--grid", required=True, metavar="GRID_FILE",
+                   help="JSON5 (or YAML) mapping config key paths to lists of values")
+    p.add_argument("--base", metavar="CONFIG", help="base OpenClaw config (JSON5) the grid "
+                   "overrides (default: the grid file's 'base', else OpenClaw's defaults with "
+                   "the local model)")
+    p.add_argument("--cv", type=int, metavar="K", help="K-fold cross-validation over queries: "
+                   "report the chosen config's out-of-sample score and the gap")
+    p.add_argument("--optuna", type=int, metavar="N_TRIALS", help="tune with Optuna TPE "
+                   "(N_TRIALS per fold) over the grid's ranges instead of the full grid")
+    p.add_argument("--backend", default="local", help="'local' (joblib), 'dask' (a local "
+                   "cluster) or 'dask:ADDRESS'")
+    p.add_argument("--n-jobs", type=int, default=1, help="joblib workers for 'local'")
+    p.add_argument("--metric", default="ndcg@10", help="metric to rank and tune by")
+    p.add_argument("--metrics", default="ndcg@10,recall@10,mrr@10",
+                   help="comma-separated metrics to report (the --metric is always included)")
+    p.add_argument("--by-tag", action="store_true", help="add per-tag metric columns")
+    p.add_argument("--top", type=int, default=10, help="configurations to print (default 10)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the folds and of TPE")
+    p.add_argument("--out", metavar="FILE", help="write the results table (.parquet or .csv)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=sweep_command)
+    return p
+
+
+def _write(table: pd.DataFrame, out: str) -> None:
+    path = Path(out)
+    frame = table.copy()
+    for col in frame.columns:  # mixed-type axis columns (e.g. null/str) -> strings
+        if frame[col].dtype == object:
+            frame[col] = frame[col].map(lambda v: v if isinstance(v, str) or v is None
+                                        else repr(v))
+    if path.suffix.lower() == ".parquet":
+        frame.to_parquet(path, index=False)
+    elif path.suffix.lower() == ".csv":
+        frame.to_csv(path, index=False)
+    else:
+        raise ValueError(f"--out {out}: use a .parquet or .csv file name")
+    print(f"wrote {len(frame)} rows to {path}", file=sys.stderr)
+
+
+def sweep_command(args: argparse.Namespace) -> int:
+    import time
+    import warnings
+
+    from memlab.eval.metrics import parse_metric
+    from memlab.tune.sweep import SweepEngine
+
+    if args.out and Path(args.out).suffix.lower() not in (".parquet", ".csv"):
+        raise ValueError(f"--out {args.out}: use a .parquet or .csv file name")
+    metric = args.metric.strip().lower()
+    parse_metric(metric)
+    metrics = [m.strip().lower() for m in args.metrics.split(",") if m.strip()]
+    if metric not in metrics:
+        metrics.insert(0, metric)
+    grid, grid_base = load_grid(args.grid)
+    base = args.base or grid_base
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from memlab.eval.datasets import load_dataset
+
+        dataset = load_dataset(args.dataset)
+    engine = SweepEngine(dataset, base, backend=args.backend, n_jobs=args.n_jobs,
+                         progress=not args.no_progress)
+    pd.set_option("display.width", 200)
+    start = time.perf_counter()
+    if args.optuna is not None:
+        from memlab.tune.optimize import tune
+
+        result = tune(dataset, grid, metric=metric, n_trials=args.optuna, cv=args.cv or 5,
+                      seed=args.seed, engine=engine)
+        table = result.trials.sort_values("score", ascending=False, kind="stable")
+        print(f"Optuna TPE: {args.optuna} trials per fold, {result.cv}-fold CV "
+              f"({time.perf_counter() - start:.1f}s)")
+        print(table.head(args.top).to_string(index=False))
+        print(result.summary())
+        if args.out:
+            _write(table, args.out)
+        return 0
+    from memlab.tune.sweep import expand_grid
+
+    overrides, configs = expand_grid(grid, engine.base)
+    values, _, _ = engine.evaluate_configs(configs, metrics)
+    table = engine.table(overrides, configs, values, metrics, by_tag=args.by_tag)
+    elapsed = time.perf_counter() - start
+    ranked = table.sort_values(metric, ascending=False, kind="stable")
+    legs = engine.timings.get("legs", 0.0)
+    print(f"{len(table)} configurations on {engine.judged_mask().sum()} judged queries in "
+          f"{elapsed:.1f}s (legs {legs:.1f}s, grid {elapsed - legs:.1f}s); top {args.top} by "
+          f"{metric}:")
+    shown = [c for c in ranked.columns if "[" not in c]
+    print(ranked[shown].head(args.top).to_string(index=False))
+    if args.cv:
+        from memlab.tune.optimize import tune
+
+        result = tune(dataset, grid, metric=metric, cv=args.cv, seed=args.seed, engine=engine)
+        print(result.summary())
+    if args.out:
+        _write(ranked, args.out)
+    return 0

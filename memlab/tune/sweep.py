@@ -1,0 +1,677 @@
+"""Vectorised parameter sweeps over cached legs.
+
+The expensive half of OpenClaw's search (embedding, FAISS, the keyword leg) depends only on the
+corpus, the provider and the keyword settings. :class:`SweepEngine` runs both legs once per
+such *leg key* at depth 200 through the real stages, then evaluates every configuration of a
+grid from those cached candidates with numpy:
+
+* the per-leg candidate cut and the union are built once per ``candidates`` value with
+  :mod:`memlab.stages.fusion`'s own helpers (fallback hits of the keyword leg are kept whole;
+  with the FTS5 leg, whose fallback depends on the ``LIMIT``, the fallback queries are re-run
+  at each ``candidates`` value);
+* the fused scores of all configurations of a query form one ``configs x items`` matrix
+  (weighted merge, RRF, min-max and z-score sums are broadcasts over the weight vectors);
+* temporal-decay multipliers are precomputed per ``(decayRule, halfLifeDays)``;
+* the two stable sorts of fusion and decay are one ``lexsort``;
+* MMR's greedy selection runs for all configurations of a query at once, on the Jaccard
+  matrix computed once per query and ``candidates``;
+* the ``minScore``/``maxResults`` cut (with OpenClaw's keyword relaxation) is a mask.
+
+Metrics are computed with :func:`memlab.eval.metrics.metric_value` on span gains computed
+exactly as :func:`memlab.eval.relevance.span_gains` does, memoised per ranked list (many
+configurations return the same list for a query). A result row equals a full
+:func:`memlab.openclaw.openclaw_pipeline` run of that configuration (``tests/tune``).
+
+>>> from memlab.tune import sweep  # doctest: +SKIP
+>>> grid = {"query.hybrid.vectorWeight": [0.3, 0.7], "query.hybrid.mmr.enabled": [False, True]}
+>>> table = sweep("datasets/sample-memory", grid)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from memlab.config import ConfigError, ConfigIssue, MemlabConfig, load_config
+from memlab.eval.metrics import metric_value, parse_metric
+from memlab.stages.decay import DAY_MS, TemporalDecay, decay_multiplier, to_epoch_ms
+from memlab.stages.fusion import _normalise, _top, _union
+from memlab.stages.mmr import MMR, jaccard_matrix
+
+__all__ = ["ALLOWED_AXES", "INNER_AXES", "OUTER_AXES", "SweepEngine", "SweepError",
+           "expand_grid", "normalize_axis", "sweep"]
+
+#: Axes evaluated from cached legs (no retrieval re-run).
+INNER_AXES = (
+    "query.hybrid.vectorWeight", "query.hybrid.textWeight", "query.hybrid.candidateMultiplier",
+    "query.hybrid.mmr.enabled", "query.hybrid.mmr.lambda",
+    "query.hybrid.temporalDecay.enabled", "query.hybrid.temporalDecay.halfLifeDays",
+    "query.minScore", "query.maxResults", "memlab.fusion.method", "memlab.fusion.rrfK",
+    "memlab.decayRule",
+)
+#: Axes that change the legs (looped over; each distinct value set runs the legs once).
+OUTER_AXES = (
+    "chunking.tokens", "chunking.overlap", "store.fts.tokenizer", "memlab.keyword",
+    "memlab.match", "memlab.keywordFallback", "memlab.bm25.variant", "memlab.bm25.k1",
+    "memlab.bm25.b", "memlab.bm25.delta", "memlab.tokenizer.lowercase",
+    "memlab.tokenizer.stopwords", "memlab.tokenizer.stemmer", "memlab.tokenizer.cjk",
+    "memlab.tokenizer.thai",
+)
+ALLOWED_AXES = INNER_AXES + OUTER_AXES
+METHOD_CODES = {"openclaw": 0, "rrf": 1, "minmax": 2, "zscore": 3}
+LEG_DEPTH = 200
+
+
+class SweepError(ValueError):
+    """A bad grid or sweep request (unknown axis, empty grid, unsupported mode...)."""
+
+
+def normalize_axis(key: str) -> str:
+    """A grid key as memlab names it (``memorySearch.`` prefix dropped); unknown -> error."""
+    name = str(key).strip()
+    if name.startswith("memorySearch."):
+        name = name[len("memorySearch."):]
+    if name.startswith("agents.defaults.memorySearch."):
+        name = name[len("agents.defaults.memorySearch."):]
+    if name not in ALLOWED_AXES:
+        raise SweepError(f"unknown sweep axis {key!r}; allowed axes: {', '.join(ALLOWED_AXES)}")
+    return name
+
+
+def expand_grid(grid: Mapping[str, Any], base: MemlabConfig | None = None
+                ) -> tuple[list[dict[str, Any]], list[MemlabConfig]]:
+    """Every combination of ``grid`` (key path -> list of values) as overrides and configs.
+
+    A ``vectorWeight`` axis without a ``textWeight`` axis sets ``textWeight = 1 - w``. Each
+    combination is validated with :meth:`MemlabConfig.with_overrides`; an invalid one raises
+    :class:`~memlab.config.ConfigError` naming the grid point.
+    """
+    base = base if base is not None else load_config({"memorySearch": {"provider": "local"}})
+    if not isinstance(grid, Mapping) or not grid:
+        raise SweepError("the grid is empty: map at least one config key path to a list of "
+                         f"values, e.g. {{\"query.hybrid.vectorWeight\": [0.3, 0.7]}}; "
+                         f"allowed axes: {', '.join(ALLOWED_AXES)}")
+    axes: dict[str, list[Any]] = {}
+    for key, values in grid.items():
+        name = normalize_axis(key)
+        if name in axes:
+            raise SweepError(f"axis {name!r} is given twice")
+        if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+            values = [values]
+        values = list(values)
+        if not values:
+            raise SweepError(f"axis {name!r} has no values: give a non-empty list")
+        axes[name] = values
+    names = list(axes)
+    overrides_list: list[dict[str, Any]] = []
+    configs: list[MemlabConfig] = []
+    cache: dict[str, MemlabConfig] = {}
+    for combo in itertools.product(*axes.values()):
+        ov = dict(zip(names, combo, strict=True))
+        full = dict(ov)
+        if "query.hybrid.vectorWeight" in ov and "query.hybrid.textWeight" not in ov:
+            w = ov["query.hybrid.vectorWeight"]
+            if isinstance(w, (int, float)) and not isinstance(w, bool):
+                full["query.hybrid.textWeight"] = 1 - w
+        key = repr(sorted(full.items(), key=lambda kv: kv[0]))
+        cfg = cache.get(key)
+        if cfg is None:
+            try:
+                cfg = base.with_overrides(full)
+            except ConfigError as exc:
+                raise ConfigError(
+                    [ConfigIssue(i.path, f"{i.message} (grid point {ov})") for i in exc.issues]
+                ) from None
+            cache[key] = cfg
+        overrides_list.append(full)
+        configs.append(cfg)
+    return overrides_list, configs
+
+
+# ---------------------------------------------------------------------------------------------
+# Resolution of a config into the parameters the cheap stages use
+# ---------------------------------------------------------------------------------------------
+
+
+def _leg_key(cfg: MemlabConfig) -> str:
+    ms, ml = cfg.memory_search, cfg.memlab
+    return repr((ms.chunking, ms.store.fts.tokenizer, ml.keyword, ml.bm25, ml.tokenizer,
+                 ml.match, ml.keyword_fallback, ml.vector_index, ms.effective_extra_paths()))
+
+
+def _resolve(cfg: MemlabConfig) -> dict[str, Any]:
+    """What :func:`memlab.openclaw.openclaw_pipeline` hands the cheap stages."""
+    ms = cfg.memory_search
+    q = ms.query
+    if ms.resolved_provider() == "none":
+        raise SweepError("the sweep engine evaluates hybrid search; provider 'none' "
+                         "(keyword only) is not a sweep mode: use memlab.tune.ablation")
+    if not q.hybrid.enabled:
+        raise SweepError("the sweep engine evaluates hybrid search; query.hybrid.enabled "
+                         "false (vector only) is not a sweep mode: use memlab.tune.ablation")
+    max_results = int(q.max_results)
+    vw, tw = ms.normalized_weights()
+    return {
+        "k": ms.candidates(max_results), "method": METHOD_CODES[cfg.memlab.fusion.method],
+        "wv": vw, "wt": tw, "rrf_k": float(cfg.memlab.fusion.rrf_k),
+        "decay": bool(q.hybrid.temporal_decay.enabled), "rule": cfg.memlab.decay_rule,
+        "hl": float(ms.half_life_days()), "mmr": bool(q.hybrid.mmr.enabled),
+        "lam": float(ms.mmr_lambda()), "min_score": float(q.min_score),
+        "max_results": max_results,
+    }
+
+
+def _plan(configs: Sequence[MemlabConfig]) -> dict[str, np.ndarray]:
+    rows = [_resolve(c) for c in configs]
+    plan = {key: np.array([r[key] for r in rows]) for key in rows[0]}
+    plan["dkey"] = np.array([f"{r['rule']}|{r['hl']!r}" if r["decay"] else "" for r in rows],
+                            dtype=object)
+    return plan
+
+
+# ---------------------------------------------------------------------------------------------
+# Per-query cached data
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Pool:
+    """One query's merged candidates for one ``candidates`` value (canonical union order)."""
+
+    docno: np.ndarray
+    vs: np.ndarray
+    ts: np.ndarray
+    vrank: np.ndarray
+    trank: np.ndarray
+    keyword: np.ndarray
+    norm: dict[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    mult: dict[str, np.ndarray] = field(default_factory=dict)
+    sim: np.ndarray | None = None
+
+
+@dataclass
+class _Query:
+    qid: str
+    judged: bool
+    ideal: np.ndarray | None
+    spans: dict[int, list[tuple[int, int]]]
+    pools: dict[int, _Pool]
+
+
+def _span_lists(qrels: pd.DataFrame, chunks: pd.DataFrame, qid: str,
+                docnos: np.ndarray) -> dict[int, list[tuple[int, int]]]:
+    """Per docno: the (span id, grade) pairs it overlaps, best grade first, then earliest span
+    (the order :func:`memlab.eval.relevance.span_gains` walks)."""
+    spans = qrels.loc[qrels["qid"].astype(str) == qid]
+    out: dict[int, list[tuple[int, int]]] = {}
+    if spans.empty:
+        return out
+    sid = spans.index.to_numpy()
+    paths = spans["path"].to_numpy()
+    s_lo = spans["start_line"].to_numpy()
+    s_hi = spans["end_line"].to_numpy()
+    grades = spans["grade"].to_numpy()
+    for d in np.unique(docnos):
+        row = chunks.iloc[int(d)]
+        hit = (paths == row["path"]) & (s_lo <= row["end_line"]) & (s_hi >= row["start_line"])
+        if hit.any():
+            idx = np.flatnonzero(hit)
+            order = sorted(idx, key=lambda i: (-grades[i], sid[i]))
+            out[int(d)] = [(int(sid[i]), int(grades[i])) for i in order]
+    return out
+
+
+def _gains(docnos: Sequence[int], spans: dict[int, list[tuple[int, int]]]) -> np.ndarray:
+    used: set[int] = set()
+    gains = np.zeros(len(docnos), dtype=np.int64)
+    for i, d in enumerate(docnos):
+        for sid, grade in spans.get(int(d), ()):
+            if sid not in used:
+                used.add(sid)
+                gains[i] = grade
+                break
+    return gains
+
+
+# ---------------------------------------------------------------------------------------------
+# The vectorised evaluation of one query
+# ---------------------------------------------------------------------------------------------
+
+
+def _mmr_batch(scores: np.ndarray, pos: np.ndarray, sim: np.ndarray, lam: np.ndarray
+               ) -> np.ndarray:
+    """:func:`memlab.stages.mmr.mmr_order` for many score rows at once, in canonical item
+    space: ``scores`` (C x n), ``pos`` each item's position in its row's score order, returns
+    the picks (C x n, canonical indices) in selection order."""
+    c, n = scores.shape
+    lam = np.clip(lam, 0.0, 1.0)[:, None]
+    lo, hi = scores.min(axis=1, keepdims=True), scores.max(axis=1, keepdims=True)
+    span = hi - lo
+    rel = np.where(span == 0, 1.0, (scores - lo) / np.where(span == 0, 1.0, span))
+    remaining = np.ones((c, n), dtype=bool)
+    max_sim = np.zeros((c, n))
+    picks = np.empty((c, n), dtype=np.int64)
+    rows = np.arange(c)
+    big = np.iinfo(np.int64).max
+    for step in range(n):
+        value = lam * rel - (1 - lam) * max_sim
+        value[~remaining] = -np.inf
+        best = value.max(axis=1, keepdims=True)
+        tied = value == best
+        top = np.where(tied, scores, -np.inf).max(axis=1, keepdims=True)
+        tied &= scores == top
+        pick = np.where(tied, pos, big).argmin(axis=1)
+        picks[:, step] = pick
+        remaining[rows, pick] = False
+        max_sim = np.maximum(max_sim, sim[pick])
+    return picks
+
+
+def _query_lists(pool: _Pool, plan: Mapping[str, np.ndarray], idx: np.ndarray
+                 ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+    """Final (thresholded) hit positions per configuration ``idx`` for one query's pool.
+
+    Returns (per config: canonical item indices in rank order), the decayed score matrix and
+    the final order matrix."""
+    n = len(pool.docno)
+    c = len(idx)
+    if n == 0:
+        return [np.zeros(0, dtype=np.int64)] * c, np.zeros((c, 0)), np.zeros((c, 0), np.int64)
+    wv = plan["wv"][idx][:, None]
+    wt = plan["wt"][idx][:, None]
+    method = plan["method"][idx]
+    fused = np.empty((c, n))
+    m = method == 0
+    if m.any():
+        fused[m] = wv[m] * pool.vs[None, :] + wt[m] * pool.ts[None, :]
+    m = method == 1
+    if m.any():
+        k = plan["rrf_k"][idx][m][:, None]
+        rv = np.where(~np.isnan(pool.vrank)[None, :], 1.0 / (k + pool.vrank[None, :]), 0.0)
+        rt = np.where(~np.isnan(pool.trank)[None, :], 1.0 / (k + pool.trank[None, :]), 0.0)
+        fused[m] = wv[m] * rv + wt[m] * rt
+    for code in (2, 3):
+        m = method == code
+        if m.any():
+            nv, nt = pool.norm[code]
+            fused[m] = wv[m] * nv[None, :] + wt[m] * nt[None, :]
+    decayed = fused.copy()
+    dkeys = plan["dkey"][idx]
+    for dk in set(dkeys.tolist()) - {""}:
+        m = dkeys == dk
+        decayed[m] = fused[m] * pool.mult[dk][None, :]
+    canon = np.broadcast_to(np.arange(n), (c, n))
+    # fusion's stable sort by score, then decay's stable sort by decayed score
+    order = np.lexsort((canon, -fused, -decayed), axis=-1)
+    mmr = plan["mmr"][idx] & (plan["lam"][idx] < 1.0)
+    if mmr.any() and n > 1:
+        pos = np.empty((int(mmr.sum()), n), dtype=np.int64)
+        np.put_along_axis(pos, order[mmr], np.arange(n)[None, :].repeat(len(pos), 0), axis=1)
+        order = order.copy()
+        order[mmr] = _mmr_batch(decayed[mmr], pos, pool.sim, plan["lam"][idx][mmr])
+    scores = np.take_along_axis(decayed, order, axis=1)
+    kw = pool.keyword[order]
+    min_score = plan["min_score"][idx][:, None]
+    strict = scores >= min_score
+    any_strict = strict.any(axis=1, keepdims=True)
+    chosen = np.where(any_strict, strict, kw & (scores >= 0))
+    keep = chosen & (np.cumsum(chosen, axis=1) <= plan["max_results"][idx][:, None])
+    lists = [order[i][keep[i]] for i in range(c)]
+    return lists, decayed, order
+
+
+def _evaluate_queries(queries: list[_Query], plan: Mapping[str, np.ndarray],
+                      metrics: Sequence[str], keep_hits: bool = False
+                      ) -> tuple[np.ndarray, list[list[tuple[np.ndarray, np.ndarray]]] | None]:
+    """Metrics (Q x C x M; NaN for unjudged queries) of every configuration of ``plan``."""
+    n_cfg = len(plan["k"])
+    out = np.full((len(queries), n_cfg, len(metrics)), np.nan)
+    hits: list[list[tuple[np.ndarray, np.ndarray]]] | None = [] if keep_hits else None
+    ks = plan["k"]
+    for qi, q in enumerate(queries):
+        memo: dict[bytes, np.ndarray] = {}
+        per_cfg: list[tuple[np.ndarray, np.ndarray]] = [None] * n_cfg  # type: ignore[list-item]
+        for k in np.unique(ks):
+            idx = np.flatnonzero(ks == k)
+            pool = q.pools[int(k)]
+            lists, decayed, _ = _query_lists(pool, plan, idx)
+            for j, items in zip(idx, lists, strict=True):
+                docnos = pool.docno[items]
+                if keep_hits:
+                    row = np.flatnonzero(idx == j)[0]
+                    per_cfg[j] = (docnos, decayed[row][items])
+                if not q.judged:
+                    continue
+                key = docnos.tobytes()
+                vals = memo.get(key)
+                if vals is None:
+                    gains = _gains(docnos, q.spans)
+                    vals = np.array([metric_value(m, gains, q.ideal) for m in metrics])
+                    memo[key] = vals
+                out[qi, j] = vals
+        if hits is not None:
+            hits.append(per_cfg)
+    return out, hits
+
+
+# ---------------------------------------------------------------------------------------------
+# The engine
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _LegData:
+    corpus: Any
+    vec: pd.DataFrame
+    kw: pd.DataFrame
+    kw_leg: Any
+    fts: bool
+    queries: pd.DataFrame
+    seconds: float
+    pools: dict[int, dict[str, _Pool]] = field(default_factory=dict)
+
+
+class SweepEngine:
+    """Evaluate many configurations of one dataset from cached legs.
+
+    Parameters
+    ----------
+    dataset:
+        A memory dataset (path or loaded) with span qrels, or a BEIR dataset.
+    base:
+        The base config (path, dict or :class:`MemlabConfig`); grid overrides apply on top.
+        Default: OpenClaw's defaults with the local model.
+    embedder:
+        Overrides the provider of the config (tests use a fake one); default
+        :func:`memlab.openclaw.make_embedder` of the base config.
+    now:
+        Reference time for queries without one (default: the dataset's latest ``now``, else
+        the clock at construction), so every run decays identically.
+    backend, n_jobs:
+        See :mod:`memlab.tune.backend`.
+    """
+
+    def __init__(self, dataset: Any, base: Any = None, embedder: Any = None, *,
+                 now: object = None, backend: str | None = None, n_jobs: int = 1,
+                 progress: bool = False):
+        from memlab.eval.datasets import load_dataset
+
+        if isinstance(dataset, (str, Path)):
+            dataset = load_dataset(dataset)
+        self.dataset = dataset
+        if base is None:
+            base = {"memorySearch": {"provider": "local"}}
+        self.base = base if isinstance(base, MemlabConfig) else load_config(base)
+        self._embedder = embedder
+        self.backend = backend
+        self.n_jobs = n_jobs
+        self.progress = progress
+        queries = dataset.queries.copy()
+        queries["qid"] = queries["qid"].astype(str)
+        if "now" in queries.columns and queries["now"].notna().any():
+            queries["now"] = queries["now"].fillna(queries["now"].max())
+        else:
+            queries["now"] = pd.Timestamp(to_epoch_ms(now), unit="ms", tz="UTC").isoformat() \
+                if now is None else now
+        self.queries = queries
+        self.qrels = dataset.qrels.reset_index(drop=True)
+        self.level = getattr(dataset, "level", "span")
+        if self.level != "span":
+            raise SweepError("the sweep engine scores span-judged memory datasets; document "
+                             "level (BEIR) datasets are not supported yet")
+        ideal: dict[str, np.ndarray] = {}
+        for qid, g in self.qrels.groupby(self.qrels["qid"].astype(str)):
+            ideal[str(qid)] = np.sort(g["grade"].to_numpy())[::-1]
+        self._ideal = ideal
+        self._legs: dict[str, _LegData] = {}
+        self.timings: dict[str, float] = {}
+
+    # -- legs ----------------------------------------------------------------------------------
+    def embedder(self, cfg: MemlabConfig):
+        if self._embedder is None:
+            from memlab.openclaw import make_embedder
+
+            self._embedder = make_embedder(cfg)
+        return self._embedder
+
+    def corpus(self, cfg: MemlabConfig):
+        corpus = getattr(self.dataset, "corpus", None)
+        if corpus is not None:
+            return corpus
+        from memlab.corpus import load_workspace
+
+        ms = cfg.memory_search
+        return load_workspace(self.dataset.workspace, ms.effective_extra_paths(),
+                              tokens=ms.chunking.tokens, overlap=ms.resolved_overlap())
+
+    def legs(self, cfg: MemlabConfig) -> _LegData:
+        """Both legs at depth 200 for ``cfg``'s leg settings (computed once per leg key)."""
+        key = _leg_key(cfg)
+        data = self._legs.get(key)
+        if data is not None:
+            return data
+        from memlab.openclaw import keyword_leg
+        from memlab.stages.vector import VectorSearch
+
+        start = time.perf_counter()
+        corpus = self.corpus(cfg)
+        vector = VectorSearch(corpus, self.embedder(cfg), index=cfg.memlab.vector_index)
+        kw_leg = keyword_leg(corpus, cfg, depth=LEG_DEPTH)
+        queries = self.queries
+        vec = vector.transform(queries)
+        kw = kw_leg.transform(queries)
+        data = _LegData(corpus=corpus, vec=vec, kw=kw, kw_leg=kw_leg,
+                        fts=cfg.memlab.keyword == "fts5", queries=queries,
+                        seconds=time.perf_counter() - start)
+        self._legs[key] = data
+        self.timings["legs"] = self.timings.get("legs", 0.0) + data.seconds
+        return data
+
+    def _keyword_at(self, legs: _LegData, k: int) -> pd.DataFrame:
+        """The keyword leg as the pipeline runs it with ``candidates = k``."""
+        if not legs.fts or "fallback" not in legs.kw.columns or not legs.kw["fallback"].any():
+            return legs.kw
+        fb_qids = legs.kw.loc[legs.kw["fallback"].to_numpy(dtype=bool), "qid"].unique()
+        legs.kw_leg.set_params(depth=int(k))
+        try:
+            fresh = legs.kw_leg.transform(legs.queries[legs.queries["qid"].isin(fb_qids)])
+        finally:
+            legs.kw_leg.set_params(depth=LEG_DEPTH)
+        kept = legs.kw[~legs.kw["qid"].isin(fb_qids)]
+        qorder = {q: i for i, q in enumerate(legs.queries["qid"])}
+        both = pd.concat([kept, fresh], ignore_index=True)
+        both["_q"] = both["qid"].map(qorder)
+        return both.sort_values("_q", kind="stable").drop(columns="_q").reset_index(drop=True)
+
+    def _pools(self, legs: _LegData, k: int, plan: Mapping[str, np.ndarray]) -> dict[str, _Pool]:
+        pools = legs.pools.get(k)
+        if pools is None:
+            merged = _union(_top(legs.vec, k), _top(self._keyword_at(legs, k), k))
+            pools = {}
+            groups = merged.groupby("qid", sort=False).indices
+            matrix = MMR(legs.corpus)._token_matrix()
+            for qid, rows in groups.items():
+                sub = merged.iloc[rows]
+                docno = sub["docno"].to_numpy(dtype=np.int64)
+                pools[str(qid)] = _Pool(
+                    docno=docno, vs=sub["vector_score"].to_numpy(dtype=np.float64),
+                    ts=sub["text_score"].to_numpy(dtype=np.float64),
+                    vrank=sub["vector_rank"].to_numpy(dtype=np.float64),
+                    trank=sub["text_rank"].to_numpy(dtype=np.float64),
+                    keyword=sub["keyword_hit"].to_numpy(dtype=bool),
+                    sim=jaccard_matrix(matrix[docno]))
+            legs.pools[k] = pools
+            legs.__dict__.setdefault("_merged", {})[k] = merged
+        merged = legs.__dict__["_merged"][k]
+        groups = merged.groupby("qid", sort=False).indices
+        ks = plan["k"]
+        sel = ks == k
+        for code in set(plan["method"][sel].tolist()) & {2, 3}:
+            first = next(iter(pools.values()), None)
+            if first is None or code in first.norm:
+                continue
+            name = "minmax" if code == 2 else "zscore"
+            nv = _normalise(merged, "vector_score", "vector_rank", name)
+            nt = _normalise(merged, "text_score", "text_rank", name)
+            for qid, rows in groups.items():
+                pools[str(qid)].norm[code] = (nv[rows], nt[rows])
+        dkeys = set(plan["dkey"][sel].tolist()) - {""}
+        first = next(iter(pools.values()), None)
+        for dk in dkeys:
+            if first is None or dk in first.mult:
+                continue
+            rule, hl = dk.split("|")
+            stage = TemporalDecay(legs.corpus, half_life_days=float(hl), rule=rule)
+            ts = stage.timestamps_ms(merged)
+            default = to_epoch_ms(None)
+            now = np.array([default if pd.isna(v) else to_epoch_ms(v) for v in merged["now"]])
+            age_days = np.maximum(0.0, now - ts) / DAY_MS
+            mult = np.where(np.isnan(ts), 1.0, decay_multiplier(np.nan_to_num(age_days),
+                                                                float(hl)))
+            for qid, rows in groups.items():
+                pools[str(qid)].mult[dk] = mult[rows]
+        return pools
+
+    def _query_data(self, legs: _LegData, plan: Mapping[str, np.ndarray]) -> list[_Query]:
+        per_k = {int(k): self._pools(legs, int(k), plan) for k in np.unique(plan["k"])}
+        chunks = legs.corpus.chunks
+        cache = legs.__dict__.setdefault("_spans", {})
+        out = []
+        empty = _Pool(*(np.zeros(0, dtype=t) for t in (np.int64, float, float, float, float,
+                                                        bool)))
+        for qid in legs.queries["qid"]:
+            ideal = self._ideal.get(qid)
+            judged = ideal is not None and bool(np.count_nonzero(ideal))
+            pools = {k: p.get(qid, empty) for k, p in per_k.items()}
+            if judged:
+                docs = np.concatenate([p.docno for p in pools.values()])
+                spans = cache.get(qid)
+                if spans is None or not set(np.unique(docs).tolist()) <= spans[0]:
+                    lists = _span_lists(self.qrels, chunks, qid, docs)
+                    spans = (set(np.unique(docs).tolist()), lists)
+                    cache[qid] = spans
+                span_lists = spans[1]
+            else:
+                span_lists = {}
+            out.append(_Query(qid=qid, judged=judged, ideal=ideal, spans=span_lists,
+                              pools=pools))
+        return out
+
+    # -- evaluation ----------------------------------------------------------------------------
+    def evaluate_configs(self, configs: Sequence[MemlabConfig],
+                         metrics: Sequence[str] = ("ndcg@10",), *, keep_hits: bool = False,
+                         ) -> tuple[np.ndarray, list[str], Any]:
+        """Per-query metrics (queries x configs x metrics; NaN where unjudged) and the qids.
+
+        With ``keep_hits`` also per query per config ``(docnos, scores)``."""
+        from memlab.tune.backend import map_blocks
+
+        metrics = [m.strip().lower() for m in metrics]
+        for m in metrics:
+            parse_metric(m)
+        groups: dict[str, list[int]] = {}
+        for i, cfg in enumerate(configs):
+            groups.setdefault(_leg_key(cfg), []).append(i)
+        qids = self.queries["qid"].tolist()
+        result = np.full((len(qids), len(configs), len(metrics)), np.nan)
+        all_hits: list[list[Any]] | None = (
+            [[None] * len(configs) for _ in qids] if keep_hits else None)
+        for members in groups.values():
+            cfgs = [configs[i] for i in members]
+            legs = self.legs(cfgs[0])
+            start = time.perf_counter()
+            plan = _plan(cfgs)
+            qdata = self._query_data(legs, plan)
+            self.timings["prepare"] = self.timings.get("prepare", 0.0) + (
+                time.perf_counter() - start)
+            start = time.perf_counter()
+            values, hits = map_blocks(_evaluate_queries, qdata, plan, metrics, keep_hits,
+                                      backend=self.backend, n_jobs=self.n_jobs,
+                                      progress=self.progress)
+            self.timings["evaluate"] = self.timings.get("evaluate", 0.0) + (
+                time.perf_counter() - start)
+            result[:, members, :] = values
+            if all_hits is not None and hits is not None:
+                for qi in range(len(qids)):
+                    for j, i in enumerate(members):
+                        all_hits[qi][i] = hits[qi][j]
+        return result, qids, all_hits
+
+    def hits(self, config: MemlabConfig | Mapping[str, Any]) -> pd.DataFrame:
+        """The hits of one configuration as the engine computes them (``qid, docno, score,
+        rank``), for checking against :func:`memlab.openclaw.openclaw_pipeline`."""
+        cfg = config if isinstance(config, MemlabConfig) else self.base.with_overrides(config)
+        _, qids, hits = self.evaluate_configs([cfg], keep_hits=True)
+        rows = []
+        for qi, qid in enumerate(qids):
+            docnos, scores = hits[qi][0]
+            for r, (d, s) in enumerate(zip(docnos, scores, strict=True), 1):
+                rows.append((qid, int(d), float(s), r))
+        return pd.DataFrame(rows, columns=["qid", "docno", "score", "rank"])
+
+    def tags(self) -> dict[str, np.ndarray]:
+        """Per tag, a mask over the queries carrying it."""
+        if "tags" not in self.queries.columns:
+            return {}
+        lists = [[] if t is None or (isinstance(t, float) and math.isnan(t))
+                 else ([t] if isinstance(t, str) else list(t)) for t in self.queries["tags"]]
+        names = sorted({str(t) for ts in lists for t in ts})
+        return {n: np.array([n in map(str, ts) for ts in lists]) for n in names}
+
+    def run(self, grid: Mapping[str, Any] | Sequence[Mapping[str, Any]],
+            metrics: Sequence[str] = ("ndcg@10", "recall@10", "mrr@10"), *,
+            by_tag: bool = False) -> pd.DataFrame:
+        """Evaluate a grid (key path -> values) or a list of override dicts; one row per
+        configuration: the axis columns, ``candidates``, the metric means over judged queries
+        and, with ``by_tag``, ``"<metric>[<tag>]"`` columns."""
+        start = time.perf_counter()
+        if isinstance(grid, Mapping):
+            overrides, configs = expand_grid(grid, self.base)
+        else:
+            overrides = [dict(o) for o in grid]
+            if not overrides:
+                raise SweepError("no configurations to evaluate")
+            configs = [self.base.with_overrides(o) for o in overrides]
+        self.timings["expand"] = time.perf_counter() - start
+        values, _, _ = self.evaluate_configs(configs, metrics)
+        metrics = [m.strip().lower() for m in metrics]
+        return self.table(overrides, configs, values, metrics, by_tag=by_tag)
+
+    def table(self, overrides, configs, values: np.ndarray, metrics: Sequence[str], *,
+              by_tag: bool = False) -> pd.DataFrame:
+        judged = np.array([bool(q in self._ideal and np.count_nonzero(self._ideal[q]))
+                           for q in self.queries["qid"]])
+        frame = pd.DataFrame(overrides)
+        frame["candidates"] = [c.memory_search.candidates() for c in configs]
+        for mi, m in enumerate(metrics):
+            frame[m] = values[judged, :, mi].mean(axis=0) if judged.any() else np.nan
+        if by_tag:
+            for tag, mask in self.tags().items():
+                sel = mask & judged
+                for mi, m in enumerate(metrics):
+                    frame[f"{m}[{tag}]"] = (values[sel, :, mi].mean(axis=0) if sel.any()
+                                            else np.nan)
+        frame["queries"] = int(judged.sum())
+        return frame
+
+    def judged_mask(self) -> np.ndarray:
+        return np.array([bool(q in self._ideal and np.count_nonzero(self._ideal[q]))
+                         for q in self.queries["qid"]])
+
+
+def sweep(dataset: Any, grid: Mapping[str, Any], base: Any = None, *,
+          metrics: Sequence[str] = ("ndcg@10", "recall@10", "mrr@10"), by_tag: bool = False,
+          embedder: Any = None, backend: str | None = None, n_jobs: int = 1,
+          progress: bool = False) -> pd.DataFrame:
+    """Evaluate every configuration of ``grid`` on ``dataset`` (see :class:`SweepEngine`)."""
+    engine = SweepEngine(dataset, base, embedder, backend=backend, n_jobs=n_jobs,
+                         progress=progress)
+    return engine.run(grid, metrics, by_tag=by_tag)

@@ -1,0 +1,87 @@
+"""Fixtures of the tuning tests: the sample memory dataset and a fast fake embedder."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import re
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from memlab.embed.base import EmbeddingProvider
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "datasets" / "sample-memory"
+
+
+class BowProvider(EmbeddingProvider):
+    """Deterministic hashed bag-of-words vectors: similar texts get similar vectors, so the
+    vector leg ranks sensibly without loading a model."""
+
+    id = "bow"
+    model = "bow-v1"
+
+    def key_settings(self) -> dict[str, Any]:
+        return {"dims": 64}
+
+    @property
+    def dims(self) -> int:
+        return 64
+
+    def _vector(self, text: str) -> np.ndarray:
+        v = np.zeros(64, dtype=np.float32)
+        for tok in re.findall(r"[a-z0-9]+", text.lower()):
+            h = int.from_bytes(hashlib.md5(tok.encode()).digest()[:4], "little")
+            v[h % 64] += 1.0
+        v[0] += 0.01
+        return v
+
+    def embed_documents(self, texts):
+        return np.stack([self._vector(t) for t in texts])
+
+    def embed_query(self, text):
+        return self._vector(text)
+
+
+@pytest.fixture(scope="session")
+def sample_dataset():
+    from memlab.eval.datasets import load_dataset
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return load_dataset(SAMPLE)
+
+
+@pytest.fixture(scope="session")
+def bow() -> BowProvider:
+    return BowProvider()
+
+
+def subset(dataset, n: int):
+    """The first ``n`` queries of a memory dataset (and their judgments)."""
+    queries = dataset.queries.iloc[:n].reset_index(drop=True)
+    qrels = dataset.qrels[dataset.qrels["qid"].isin(queries["qid"])].reset_index(drop=True)
+    return dataclasses.replace(dataset, queries=queries, qrels=qrels)
+
+
+@pytest.fixture(scope="session")
+def small_dataset(sample_dataset):
+    return subset(sample_dataset, 32)
+
+
+@pytest.fixture(scope="session")
+def tiny_dataset(sample_dataset):
+    return subset(sample_dataset, 16)
+
+
+@pytest.fixture(scope="session")
+def engine(small_dataset, bow):
+    from memlab.tune.sweep import SweepEngine
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return SweepEngine(small_dataset, embedder=bow)
