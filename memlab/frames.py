@@ -97,18 +97,25 @@ def build_hits(
     scores = np.concatenate([np.asarray(s, dtype=np.float64) for _, s in per_query])
     qrows = np.repeat(np.arange(len(queries)), sizes)
     ranks = np.concatenate([np.arange(1, n + 1) for n in sizes])
-    meta = chunks.iloc[docnos]
-    data: dict[str, object] = {"qid": queries["qid"].to_numpy()[qrows], "docno": docnos}
-    for c in CHUNK_COLUMNS:
-        data[c] = meta[c].to_numpy()
+    data: dict[str, object] = {"qid": _take(queries["qid"], qrows), "docno": docnos}
+    for c in CHUNK_COLUMNS:  # only the columns needed (not the chunk texts)
+        data[c] = _take(chunks[c], docnos)
     data["score"] = scores
     data["rank"] = ranks
     if score_column:
         data[score_column] = scores
     for c in queries.columns:
         if c not in data:
-            data[c] = queries[c].to_numpy()[qrows]
+            data[c] = _take(queries[c], qrows)
     return pd.DataFrame(data)
+
+
+def _take(column: pd.Series, positions: np.ndarray) -> object:
+    """``column.to_numpy()[positions]`` as the DataFrame constructor would store it: string
+    columns are taken as they are (no round trip through Python objects)."""
+    if isinstance(column.dtype, pd.StringDtype) and column.dtype == pd.Series(["x"]).dtype:
+        return column.array.take(positions)
+    return column.iloc[positions].to_numpy()
 
 
 def rerank(hits: pd.DataFrame, by: str = "score") -> pd.DataFrame:

@@ -82,6 +82,8 @@ _LENGTH_CAP = 0.18
 
 # Cap on query × doc cells handled per sparse product, to bound memory on big corpora.
 _CELLS_PER_BATCH = 4_000_000
+# Cap on gathered (query term, document) postings per batch (memory of the flat arrays).
+_POSTINGS_PER_BATCH = 8_000_000
 
 
 # -- OpenClaw scores -----------------------------------------------------------------------
@@ -298,12 +300,6 @@ class _LexicalStage(Stage):
                                  count=len(tokens))
         return _count_matrix(tokens, self.vocabulary_, grow=False), n_distinct
 
-    def _batches(self, n_queries: int) -> Iterable[slice]:
-        n_docs = max(len(self.corpus.chunks), 1)
-        step = max(1, _CELLS_PER_BATCH // n_docs)
-        for start in range(0, n_queries, step):
-            yield slice(start, min(start + step, n_queries))
-
     def score_matrix(self, queries: Any) -> np.ndarray:
         """Dense ``(n_queries, n_docs)`` raw scores (bm25s's ``get_scores`` per query, or the
         TF-IDF cosine), for parity tests and parameter sweeps. Every document gets a score,
@@ -330,18 +326,23 @@ class _LexicalStage(Stage):
                 for row, (docnos, scores, _) in fallback.items():
                     per_query[row] = (docnos, scores)
         hits = build_hits(frame, self.corpus.chunks, per_query, score_column=None)
-        scores = hits["score"].to_numpy(dtype=np.float64)
-        text_scores = self._text_scores(scores)
-        hits["text_score"] = text_scores
         sizes = np.fromiter((len(d) for d, _ in per_query), dtype=np.int64,
                             count=len(per_query))
+        scores = (np.concatenate([np.asarray(s, dtype=np.float64) for _, s in per_query])
+                  if len(hits) else np.zeros(0))
+        docnos = (np.concatenate([np.asarray(d, dtype=np.int64) for d, _ in per_query])
+                  if len(hits) else np.zeros(0, dtype=np.int64))
+        qrow_of = np.repeat(np.arange(len(per_query)), sizes)
+        text_scores = self._text_scores(scores)
+        hits["text_score"] = text_scores
         is_fallback = np.repeat(np.isin(np.arange(len(per_query)), list(fallback)), sizes)
         if not fallback:
-            hits["boosted_score"] = self._boosted(hits, frame, text_scores)
+            hits["boosted_score"] = self._boosted(qrow_of, docnos, texts, text_scores)
         else:
             boosted = np.empty(len(hits))
             direct = ~is_fallback
-            boosted[direct] = self._boosted(hits[direct], frame, text_scores[direct])
+            boosted[direct] = self._boosted(qrow_of[direct], docnos[direct], texts,
+                                            text_scores[direct])
             # build_hits keeps query order, so the fallback rows come in sorted row order
             boosted[is_fallback] = np.concatenate([fallback[row][2] for row in sorted(fallback)])
             hits["boosted_score"] = boosted
@@ -349,17 +350,59 @@ class _LexicalStage(Stage):
         return hits
 
     def _rank(self, texts: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Per query text: (docnos, raw scores) of its hits, best first, at most ``depth``."""
+        """Per query text: (docnos, raw scores) of its hits, best first, at most ``depth``.
+
+        Queries are scored in batches into a dense (batch × docs) array: the postings of every
+        query term are gathered and summed with one ``np.bincount`` (the same additions in
+        the same order as the sparse product ``q_weights @ term_doc_weights_``, so scores are
+        bit-identical to :meth:`score_matrix`); the top ``depth`` per row come from
+        ``np.argpartition``. Batches bound both the dense cells and the gathered postings."""
         q_counts, n_distinct = self._query_counts(texts)
         q_weights, const = self._query_weights(q_counts)
-        q_binary = q_counts.copy()
-        q_binary.data[:] = 1.0
+        q_weights = sp.csr_matrix(q_weights)
         n_docs = len(self.corpus.chunks)
+        if len(texts) == 0:
+            return []
+        if n_docs == 0 or q_weights.nnz == 0:
+            empty = (np.zeros(0, dtype=np.int64), np.zeros(0))
+            return [empty] * len(texts)
+        weights = self.term_doc_weights_
+        presence = self.term_doc_presence_
+        # one gather serves scores and match counts when the two share their sparsity pattern
+        memo = self.__dict__.get("_shared_pattern")
+        if memo is None or memo[0] is not weights or memo[1] is not presence:
+            memo = (weights, presence, _same_pattern(weights, presence))
+            self.__dict__["_shared_pattern"] = memo
+        shared = memo[2] and _same_pattern(q_weights, q_counts)
+        if self.match == "all":
+            need = np.maximum(n_distinct, 1).astype(np.float64)  # empty query: no hits
+        else:
+            need = np.ones(len(texts))
         per_query: list[tuple[np.ndarray, np.ndarray]] = []
-        for sl in self._batches(len(texts)):
-            rows, cols, vals = self._candidates(q_binary[sl], q_weights[sl], const[sl],
-                                                n_distinct[sl], n_docs)
-            per_query.extend(_top_per_row(rows, cols, vals, sl.stop - sl.start, self.depth))
+        for sl in _row_batches(q_weights, weights, n_docs):
+            qw = q_weights[sl]
+            b = sl.stop - sl.start
+            flat, vals = _gather(qw, weights, n_docs)
+            sums = np.bincount(flat, weights=vals, minlength=b * n_docs).reshape(b, n_docs)
+            if shared and self.match == "any":
+                hit = np.zeros(b * n_docs, dtype=bool)
+                hit[flat] = True
+                hit = hit.reshape(b, n_docs)
+            else:
+                if shared:
+                    flat_p = flat
+                else:
+                    qb = sp.csr_matrix(q_counts[sl])
+                    qb.sum_duplicates()
+                    qb.data[:] = 1.0
+                    flat_p, _ = _gather(qb, presence, n_docs, values=False)
+                counts = np.bincount(flat_p, minlength=b * n_docs).reshape(b, n_docs)
+                hit = counts >= need[sl, None]
+                del counts, flat_p
+            del flat, vals
+            if const[sl].any():
+                sums += const[sl, None]  # const + sum, as the sparse path adds them
+            per_query.extend(_top_dense(sums, hit, self.depth))
         return per_query
 
     def _fallback(self, texts: list[str], rows: list[int]
@@ -385,10 +428,7 @@ class _LexicalStage(Stage):
         term_of = np.repeat(np.arange(len(terms)), sizes)
         text_scores = self._text_scores(scores)
         # each keyword search boosts its hits against the keyword, not the full query
-        term_qids = np.array([str(i) for i in range(len(terms))], dtype=object)
-        term_frame = pd.DataFrame({"qid": term_qids, "query": terms})
-        term_hits = pd.DataFrame({"qid": term_qids[term_of], "docno": docnos})
-        boosted = self._boosted(term_hits, term_frame, text_scores)
+        boosted = self._boosted(term_of, docnos, terms, text_scores)
         query_of = np.asarray(term_row, dtype=np.int64)[term_of]
         keep = merge_keyword_hits(query_of, docnos, text_scores, boosted)
         query_of, docnos, scores, boosted = (query_of[keep], docnos[keep], scores[keep],
@@ -397,22 +437,6 @@ class _LexicalStage(Stage):
         return {int(q[0]): (d, s, b) for q, d, s, b in zip(
             np.split(query_of, bounds), np.split(docnos, bounds), np.split(scores, bounds),
             np.split(boosted, bounds), strict=True)}
-
-    def _candidates(self, q_binary: sp.csr_matrix, q_weights: sp.csr_matrix, const: np.ndarray,
-                    n_distinct: np.ndarray, n_docs: int):
-        """(row, docno, score) of every matching (query, doc) pair, row-major, docno ascending."""
-        contained = (q_binary @ self.term_doc_presence_).tocsr()
-        contained.sum_duplicates()
-        contained.sort_indices()
-        row_of = np.repeat(np.arange(contained.shape[0]), np.diff(contained.indptr))
-        cols = contained.indices.astype(np.int64)
-        if self.match == "all":
-            need = n_distinct[row_of]
-            keep = contained.data >= need  # data counts the distinct query terms a doc contains
-            row_of, cols = row_of[keep], cols[keep]
-        vals = const[row_of].astype(np.float64)
-        vals += _lookup(q_weights @ self.term_doc_weights_, row_of, cols)
-        return row_of, cols, vals
 
     # OpenClaw boost ---------------------------------------------------------------------------
 
@@ -424,19 +448,18 @@ class _LexicalStage(Stage):
             table = self.__dict__["_openclaw_docs"] = _OpenClawDocs(self.corpus, key)
         return table
 
-    def _boosted(self, hits: pd.DataFrame, frame: pd.DataFrame,
+    def _boosted(self, qrow_of: np.ndarray, docnos: np.ndarray, queries: Sequence[str],
                  text_scores: np.ndarray) -> np.ndarray:
-        """:func:`openclaw_boosted_score` of every hit, vectorised (bit-identical)."""
-        if hits.empty:
+        """:func:`openclaw_boosted_score` of every hit ``(queries[qrow_of[i]], docnos[i])``,
+        vectorised (bit-identical)."""
+        if len(docnos) == 0:
             return np.zeros(0)
         docs = self._openclaw_doc_table()
-        qtokens = [list(dict.fromkeys(openclaw_fts_tokens(q))) for q in frame["query"]]
-        q_matrix = _count_matrix(qtokens, docs.vocabulary, grow=False)
-        q_matrix.data[:] = 1.0
-        qrow_of = pd.Index(frame["qid"]).get_indexer(hits["qid"])
-        docnos = hits["docno"].to_numpy(dtype=np.int64)
-        # matched query tokens per (query, doc): one sparse product, read at the hits
-        overlap = _lookup(q_matrix @ docs.token_doc, qrow_of, docnos)
+        qtokens = [list(dict.fromkeys(openclaw_fts_tokens(q))) for q in queries]
+        docnos = np.asarray(docnos, dtype=np.int64)
+        qrow_of = np.asarray(qrow_of, dtype=np.int64)
+        # matched query tokens per hit
+        overlap = docs.overlap(qtokens, qrow_of, docnos)
         n_q = np.fromiter(map(len, qtokens), dtype=np.float64, count=len(qtokens))[qrow_of]
         path_hits = docs.path_hits(qtokens, qrow_of, docnos)
         # JavaScript adds 0.18 once per token; n * 0.18 differs from that only for n >= 6,
@@ -484,21 +507,6 @@ def merge_keyword_hits(group: np.ndarray, docno: np.ndarray, text_score: np.ndar
     return kept[np.lexsort((first_seen, -boosted_score[kept], group[kept]))]
 
 
-def _lookup(matrix: sp.spmatrix, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-    """``matrix[rows[i], cols[i]]`` for every i, vectorised (zeros where not stored)."""
-    m = sp.csr_matrix(matrix)
-    m.sum_duplicates()
-    m.sort_indices()
-    if m.nnz == 0 or len(rows) == 0:
-        return np.zeros(len(rows))
-    n_cols = m.shape[1]
-    m_rows = np.repeat(np.arange(m.shape[0], dtype=np.int64), np.diff(m.indptr))
-    keys = m_rows * n_cols + m.indices.astype(np.int64)  # sorted: row-major, sorted indices
-    want = rows.astype(np.int64) * n_cols + cols.astype(np.int64)
-    pos = np.minimum(np.searchsorted(keys, want), len(keys) - 1)
-    return np.where(keys[pos] == want, m.data[pos], 0.0)
-
-
 class _OpenClawDocs:
     """Per-document inputs of OpenClaw's boost, built once per corpus: a token × doc binary
     matrix of the lower-cased ``[\\p{L}\\p{N}_]+`` tokens and its vocabulary, each doc's
@@ -512,7 +520,8 @@ class _OpenClawDocs:
                                grow=True)
         matrix.data[:] = 1.0
         self.n_unique = np.diff(matrix.indptr)
-        self.token_doc = matrix.T.tocsr()
+        self.doc_token = matrix  # docs × tokens, sorted indices
+        self._keys: np.ndarray | None = None
         self.len16 = np.fromiter(map(_utf16_len, texts), dtype=np.float64, count=len(texts))
         lowered = pd.Series([str(p).lower() for p in corpus.chunks["path"]], dtype=object)
         codes, uniques = pd.factorize(lowered)
@@ -520,6 +529,32 @@ class _OpenClawDocs:
         self.paths = [str(p) for p in uniques]
         self.all_paths = "\x00".join(self.paths)
         self._contains: dict[str, np.ndarray | None] = {}
+
+    def overlap(self, qtokens: list[list[str]], qrow_of: np.ndarray,
+                docnos: np.ndarray) -> np.ndarray:
+        """Per hit: how many of its query's (unique) tokens its document contains (float)."""
+        q = _count_matrix(qtokens, self.vocabulary, grow=False)
+        n_tok = np.diff(q.indptr)[qrow_of].astype(np.int64)
+        if q.nnz == 0 or n_tok.sum() == 0:
+            return np.zeros(len(docnos))
+        if self._keys is None:
+            m = self.doc_token
+            self._keys = (np.repeat(np.arange(m.shape[0], dtype=np.int64), np.diff(m.indptr))
+                          * max(len(self.vocabulary), 1) + m.indices)
+        keys = self._keys
+        if len(keys) == 0:
+            return np.zeros(len(docnos))
+        # visit the hits in docno order so the searches walk ``keys`` forwards (cache-friendly)
+        by_doc = np.argsort(docnos, kind="stable")
+        n_tok = n_tok[by_doc]
+        hit_of = np.repeat(by_doc, n_tok)
+        starts = q.indptr[qrow_of[by_doc]].astype(np.int64)
+        offsets = np.cumsum(n_tok) - n_tok
+        pos = np.arange(int(n_tok.sum()), dtype=np.int64) + np.repeat(starts - offsets, n_tok)
+        want = docnos[hit_of] * max(len(self.vocabulary), 1) + q.indices[pos]
+        at = np.minimum(np.searchsorted(keys, want), len(keys) - 1)
+        found = keys[at] == want
+        return np.bincount(hit_of, weights=found, minlength=len(docnos)).astype(np.float64)
 
     def contains(self, token: str) -> np.ndarray | None:
         """Per docno: does the lower-cased path contain ``token``? None when no path does."""
@@ -553,28 +588,98 @@ class _OpenClawDocs:
         return out
 
 
-def _top_per_row(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, n_rows: int,
-                 depth: int | None) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Split (row, col, val) triples (row-major) into per-row (cols, vals), best first:
-    value descending, ties by lower col, at most ``depth`` per row."""
+def _same_pattern(a: sp.csr_matrix, b: sp.csr_matrix) -> bool:
+    """Do two CSR matrices store entries at the same positions, in the same order?"""
+    return (a.shape == b.shape and a.nnz == b.nnz and np.array_equal(a.indptr, b.indptr)
+            and np.array_equal(a.indices, b.indices))
+
+
+def _row_batches(q: sp.csr_matrix, m: sp.csr_matrix, n_cols: int) -> Iterable[slice]:
+    """Consecutive row slices of ``q`` such that each batch's dense (rows × n_cols) block
+    holds at most ``_CELLS_PER_BATCH`` cells and its rows' gathered postings of ``m`` (the
+    entries of ``q @ m`` before summing) at most ``_POSTINGS_PER_BATCH`` (one row at least)."""
+    n_rows = q.shape[0]
+    max_rows = max(1, _CELLS_PER_BATCH // max(n_cols, 1))
+    lens = np.diff(m.indptr)[q.indices]
+    per_row = np.bincount(np.repeat(np.arange(n_rows), np.diff(q.indptr)), weights=lens,
+                          minlength=n_rows)
+    cum = np.concatenate(([0.0], np.cumsum(per_row)))
+    start = 0
+    while start < n_rows:
+        stop = int(np.searchsorted(cum, cum[start] + _POSTINGS_PER_BATCH, side="right")) - 1
+        stop = max(start + 1, min(start + max_rows, stop, n_rows))
+        yield slice(start, stop)
+        start = stop
+
+
+def _gather(q: sp.csr_matrix, m: sp.csr_matrix, n_cols: int, values: bool = True
+            ) -> tuple[np.ndarray, np.ndarray | None]:
+    """The terms of ``q @ m`` before summing, in ``csr_matmat``'s order: for every stored
+    ``q[i, t]`` (stored order) and every stored ``m[t, j]`` (stored order), the flat dense
+    index ``i * n_cols + j`` and (with ``values``) the product ``q[i, t] * m[t, j]``."""
+    rows = np.repeat(np.arange(q.shape[0], dtype=np.int64) * n_cols, np.diff(q.indptr))
+    ip = m.indptr
+    lens = (ip[q.indices + 1] - ip[q.indices]).astype(np.int64)
+    bounds = ip[np.stack((q.indices, q.indices + 1), axis=1)].tolist()
+    if not bounds:
+        return np.zeros(0, dtype=np.int64), (np.zeros(0) if values else None)
+    m_idx, m_data = m.indices, m.data
+    flat = np.repeat(rows, lens)
+    flat += np.concatenate([m_idx[s:e] for s, e in bounds])
+    if not values:
+        return flat, None
+    data = np.concatenate([m_data[s:e] for s, e in bounds])
+    if not np.all(q.data == 1.0):  # x * 1.0 == x exactly, so the product can be skipped
+        data *= np.repeat(q.data, lens)
+    return flat, data
+
+
+def _top_dense(scores: np.ndarray, hit: np.ndarray, depth: int | None
+               ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per row of a dense (rows × docs) block: (docnos, scores) of the cells where ``hit``,
+    best first (score descending, ties by lower docno), at most ``depth``."""
+    n_rows, n_cols = scores.shape
+    if depth is None or depth >= n_cols:
+        sel = hit
+    else:
+        # The depth-th largest score of each row over *all* cells bounds the depth-th
+        # largest over its hits from above; where at least depth hits reach it the two are
+        # equal, so every hit >= it is a candidate (boundary ties included, cut by docno
+        # order below). Rows with at most depth hits keep them all; the rest (non-hits
+        # outscoring hits, possible with bm25l/bm25+) are redone with non-hits masked.
+        kth = np.partition(scores, n_cols - depth, axis=1)[:, n_cols - depth]
+        sel = scores >= kth[:, None]
+        sel &= hit
+        n_hit = np.count_nonzero(hit, axis=1)
+        few = np.flatnonzero(n_hit <= depth)
+        if len(few):
+            sel[few] = hit[few]
+        redo = np.flatnonzero((n_hit > depth) & (np.count_nonzero(sel, axis=1) < depth))
+        if len(redo):
+            masked = np.where(hit[redo], scores[redo], -np.inf)
+            kth = np.partition(masked, n_cols - depth, axis=1)[:, n_cols - depth]
+            sel[redo] = (masked >= kth[:, None]) & hit[redo]
+    flat = np.flatnonzero(sel)
+    rows, cols = np.divmod(flat, n_cols)
+    return _split_sorted(rows, cols, scores.ravel()[flat], n_rows, depth)
+
+
+def _split_sorted(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, n_rows: int,
+                  depth: int | None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per row: (cols, vals) sorted by value descending, ties by lower col, at most depth."""
+    # rows arrive grouped in ascending order with cols ascending inside each row, so a
+    # stable sort by -vals followed by a sort on (row, that rank) is the lexsort
+    by_val = np.argsort(-vals, kind="stable")
+    rank = np.empty(len(vals), dtype=np.int64)
+    rank[by_val] = np.arange(len(vals))
+    order = np.argsort(rows.astype(np.int64) * max(len(vals), 1) + rank)
+    rows, cols, vals = rows[order], cols[order].astype(np.int64), vals[order]
     counts = np.bincount(rows, minlength=n_rows)
-    if depth is not None and np.any(counts > depth):
-        keep = np.ones(len(rows), dtype=bool)
-        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-        for r in np.flatnonzero(counts > depth):
-            s, e = starts[r], starts[r] + counts[r]
-            v = vals[s:e]
-            kth = v[np.argpartition(-v, depth - 1)[depth - 1]]  # depth-th largest value
-            keep[s:e] = v >= kth  # ties at the boundary kept; cut below by docno order
-        rows, cols, vals = rows[keep], cols[keep], vals[keep]
-    order = np.lexsort((cols, -vals, rows))
-    rows, cols, vals = rows[order], cols[order], vals[order]
-    counts = np.bincount(rows, minlength=n_rows)
-    if depth is not None:
+    if depth is not None and len(rows) and counts.max() > depth:
         starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
         rank = np.arange(len(rows)) - np.repeat(starts, counts)
         sel = rank < depth
-        rows, cols, vals = rows[sel], cols[sel], vals[sel]
+        cols, vals = cols[sel], vals[sel]
         counts = np.minimum(counts, depth)
     bounds = np.cumsum(counts)[:-1]
     return list(zip(np.split(cols, bounds), np.split(vals, bounds), strict=True))
