@@ -1,0 +1,577 @@
+"""Interactive notebook widgets (ipywidgets): an explorer of one query's ranking and a sweep
+results browser.
+
+:class:`Explorer` wraps the pipeline OpenClaw runs (:func:`memlab.openclaw.openclaw_pipeline`,
+or a :class:`~memlab.openclaw.MemorySearch`): a query box (and, with a dataset, a picker of its
+queries) and sliders for ``vectorWeight``, ``candidateMultiplier``, MMR (on/off, λ), temporal
+decay (on/off, half-life), ``minScore`` and ``maxResults``. Moving a slider calls
+``set_params`` on the pipeline and re-runs it; both legs sit behind
+:class:`~memlab.pipeline.Cached`, so only fusion, decay, MMR and the cut are recomputed (no
+embedding, no search): a few milliseconds on the bundled dataset. The table shows each hit's
+final, vector and keyword scores; with a dataset loaded, hits overlapping a judged span of
+the selected query are marked with their grade.
+
+The explorer runs each leg once at depth 200 and cuts it to ``candidates`` in the fusion
+stage, as the sweep engine does. That is OpenClaw's ranking exactly, except for queries that
+reach OpenClaw's keyword fallback (no hit for the AND query), whose per-keyword ``LIMIT`` is
+``candidates`` in OpenClaw: there the explorer may show a few more keyword candidates.
+
+:class:`SweepBrowser` filters a sweep results DataFrame (one row per configuration, axis
+columns named by config key paths such as ``query.hybrid.vectorWeight``, metric columns such
+as ``ndcg@10``), ranks the rows by a metric and exports the selected configuration with
+:func:`memlab.export.export_config`.
+
+Both are plain Python objects holding their widgets: display one in a notebook (it renders
+its ``widget``), or drive it from code and tests by setting widget values
+(``explorer.controls["vector_weight"].value = 0.3``); the latest table is ``.results``.
+
+>>> from memlab.widgets import Explorer  # doctest: +SKIP
+>>> ms = MemorySearch("datasets/sample-memory/workspace")  # doctest: +SKIP
+>>> Explorer(ms, "datasets/sample-memory")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["Explorer", "SweepBrowser", "relevant_grades"]
+
+#: Depth at which the explorer runs each leg once (OpenClaw's maximum ``candidates``).
+LEG_DEPTH = 200
+
+
+def _widgets():
+    import ipywidgets
+
+    return ipywidgets
+
+
+def relevant_grades(hits: pd.DataFrame, qrels: pd.DataFrame) -> np.ndarray:
+    """Per hit, the highest grade of a judged span it overlaps (same path, overlapping lines);
+    0 when none. Unlike :func:`memlab.eval.span_gains` no span is consumed: every hit that
+    touches a judged span is marked.
+
+    >>> hits = pd.DataFrame({"path": ["a.md", "a.md", "b.md"], "start_line": [1, 10, 1],
+    ...                      "end_line": [5, 20, 9]})
+    >>> qrels = pd.DataFrame({"path": ["a.md"], "start_line": [4], "end_line": [4],
+    ...                       "grade": [2]})
+    >>> relevant_grades(hits, qrels).tolist()
+    [2, 0, 0]
+    """
+    out = np.zeros(len(hits), dtype=np.int64)
+    if not len(hits) or not len(qrels):
+        return out
+    for i, (path, start, end) in enumerate(zip(hits["path"], hits["start_line"],
+                                               hits["end_line"], strict=True)):
+        spans = qrels[(qrels["path"] == path) & (qrels["start_line"] <= end)
+                      & (qrels["end_line"] >= start)]
+        if len(spans):
+            out[i] = int(spans["grade"].max())
+    return out
+
+
+def _load_dataset(dataset: Any) -> Any:
+    if dataset is None or hasattr(dataset, "queries"):
+        return dataset
+    from memlab.eval.datasets import load_dataset
+
+    return load_dataset(dataset)
+
+
+def _pipeline_of(target: Any, max_results: int, dataset: Any) -> tuple[Any, Any]:
+    """``(pipeline, corpus)`` for a pipeline, a MemorySearch or (with a dataset) a config."""
+    from memlab.openclaw import MemorySearch, openclaw_pipeline
+    from memlab.pipeline import Sequence
+
+    if isinstance(target, Sequence):
+        corpus = None
+        for stage in target.stages:
+            corpus = getattr(stage, "corpus", None) or corpus
+        return target, corpus
+    if isinstance(target, MemorySearch):
+        pipe = openclaw_pipeline(target.corpus, target.config, target.embedder,
+                                 max_results=max_results, min_score=0.0,
+                                 **target._session_options())
+        return pipe, target.corpus
+    if dataset is not None:  # a config (dict, path, MemlabConfig) searched over the dataset
+        ms = MemorySearch(dataset.workspace, target)
+        return _pipeline_of(ms, max_results, None)
+    raise TypeError("Explorer needs a pipeline from memlab.openclaw.openclaw_pipeline or a "
+                    f"memlab.openclaw.MemorySearch (got {type(target).__name__}), or a config "
+                    "together with a dataset")
+
+
+class Explorer:
+    """Explore one query's ranking under live fusion / decay / MMR / cut settings.
+
+    Parameters
+    ----------
+    target:
+        A pipeline of :func:`memlab.openclaw.openclaw_pipeline` (its ``set_params`` is called),
+        a :class:`memlab.openclaw.MemorySearch` (a pipeline of its own is built), or, with
+        ``dataset``, a config to search the dataset's workspace with.
+    dataset:
+        A memory dataset (path or loaded): its queries become a picker, their ``now`` fixes
+        the decay clock, and hits overlapping judged spans are marked.
+    query:
+        The initial query text (default: the dataset's first query).
+    max_results:
+        The initial ``maxResults`` (the explorer starts at ``minScore`` 0 so the whole top
+        list shows; raise the slider to see OpenClaw's cut).
+    now:
+        Reference time of temporal decay for typed queries (default: the dataset's latest
+        ``now``, else the clock).
+    """
+
+    def __init__(self, target: Any, dataset: Any = None, *, query: str | None = None,
+                 max_results: int = 10, now: object = None):
+        w = _widgets()
+        self.dataset = _load_dataset(dataset)
+        self.pipeline, self.corpus = _pipeline_of(target, max_results, self.dataset)
+        stages = self.pipeline.named_stages()
+        self.fusion = stages.get("fusion")
+        self.decay = stages.get("temporaldecay")
+        self.mmr = stages.get("mmr")
+        self.threshold = stages.get("threshold")
+        if self.fusion is None or self.threshold is None:
+            raise ValueError("the pipeline needs a Fusion and a Threshold stage (build it with "
+                             "memlab.openclaw.openclaw_pipeline)")
+        self._deepen_legs()
+        if self.mmr is not None and hasattr(self.mmr, "_token_matrix"):
+            self.mmr._token_matrix()  # tokenise the snippets once now, not on the first toggle
+        self.now = now
+        if now is None and self.dataset is not None and "now" in self.dataset.queries:
+            nows = self.dataset.queries["now"].dropna()
+            self.now = nows.max() if len(nows) else None
+        hybrid = self.fusion.vector is not None and self.fusion.text is not None
+        mr = int(self.threshold.max_results)
+        vw, tw = self.fusion.vector_weight, self.fusion.text_weight
+        total = max(0.0, min(1.0, vw)) + max(0.0, min(1.0, tw))
+        style = {"description_width": "150px"}
+        layout = w.Layout(width="460px")
+
+        def slider(cls, desc, value, lo, hi, step, **kw):
+            return cls(value=value, min=lo, max=hi, step=step, description=desc,
+                       continuous_update=False, style=style, layout=layout, **kw)
+
+        self.controls: dict[str, Any] = {
+            "query": w.Text(value="", description="query", placeholder="type a query, Enter",
+                            continuous_update=False, style=style,
+                            layout=w.Layout(width="700px")),
+            "vector_weight": slider(w.FloatSlider, "vectorWeight",
+                                    round(vw / total if total > 0 else 0.7, 2), 0.0, 1.0, 0.05,
+                                    disabled=not hybrid),
+            "candidate_multiplier": slider(
+                w.FloatSlider, "candidateMultiplier",
+                float(min(20.0, max(1.0, self.fusion.candidates / max(mr, 1)))), 1.0, 20.0,
+                0.5),
+            "mmr_enabled": w.Checkbox(value=bool(self.mmr.enabled) if self.mmr else False,
+                                      description="MMR", disabled=self.mmr is None),
+            "mmr_lambda": slider(w.FloatSlider, "MMR λ",
+                                 float(self.mmr.lambda_) if self.mmr else 0.7, 0.0, 1.0, 0.05,
+                                 disabled=self.mmr is None),
+            "decay_enabled": w.Checkbox(value=bool(self.decay.enabled) if self.decay else False,
+                                        description="temporal decay",
+                                        disabled=self.decay is None),
+            "half_life": slider(w.IntSlider, "half-life (days)",
+                                int(self.decay.half_life_days) if self.decay else 30, 1, 365, 1,
+                                disabled=self.decay is None),
+            "min_score": slider(w.FloatSlider, "minScore", float(self.threshold.min_score),
+                                0.0, 1.0, 0.01),
+            "max_results": slider(w.IntSlider, "maxResults", mr, 1, 50, 1),
+        }
+        self._qids: dict[str, str] = {}
+        if self.dataset is not None:
+            q = self.dataset.queries
+            options = [("(type your own)", "")] + [
+                (f"{qid}: {text[:70]}", str(qid)) for qid, text in zip(q["qid"], q["query"],
+                                                                      strict=True)]
+            self._qids = {str(qid): text for qid, text in zip(q["qid"], q["query"],
+                                                              strict=True)}
+            self.controls["dataset_query"] = w.Dropdown(
+                options=options, value="", description="dataset query", style=style,
+                layout=w.Layout(width="700px"))
+            self.controls["dataset_query"].observe(self._on_pick, names="value")
+        self.status = w.HTML()
+        self.table = w.HTML()
+        self.results = pd.DataFrame()
+        self.seconds = 0.0
+        for name, control in self.controls.items():
+            if name != "dataset_query":
+                control.observe(self._on_change, names="value")
+        self._updating = False
+        if query is None and self.dataset is not None and len(self.dataset.queries):
+            first = str(self.dataset.queries["qid"].iloc[0])
+            self.controls["dataset_query"].value = first  # sets the query and updates
+        else:
+            self.controls["query"].value = query or ""
+            if not query:
+                self.update()
+        c = self.controls
+        rows = [c["query"]]
+        if "dataset_query" in c:
+            rows.insert(0, c["dataset_query"])
+        rows += [w.HBox([w.VBox([c["vector_weight"], c["candidate_multiplier"],
+                                 c["min_score"], c["max_results"]]),
+                         w.VBox([w.HBox([c["mmr_enabled"], c["decay_enabled"]]),
+                                 c["mmr_lambda"], c["half_life"]])]),
+                 self.status, self.table]
+        self.widget = w.VBox(rows)
+
+    def _deepen_legs(self) -> None:
+        """Run the keyword leg at depth 200 once; Fusion cuts both legs to ``candidates``."""
+        leg = self.fusion.text
+        inner = getattr(leg, "stage", leg)
+        if inner is not None and "depth" in inner.get_params(deep=False):
+            depth = inner.get_params(deep=False)["depth"]
+            if depth is not None and depth < LEG_DEPTH:
+                inner.set_params(depth=LEG_DEPTH)
+
+    # -- callbacks ---------------------------------------------------------------------------
+    def _on_pick(self, change: Mapping[str, Any]) -> None:
+        qid = change["new"]
+        if qid:
+            text = self._qids[qid]
+            if self.controls["query"].value == text:
+                self.update()
+            else:
+                self.controls["query"].value = text  # triggers update
+
+    def _on_change(self, change: Mapping[str, Any]) -> None:
+        if not self._updating:
+            self.update()
+
+    def params(self) -> dict[str, Any]:
+        """The pipeline parameters the controls stand for (``set_params`` names)."""
+        c = self.controls
+        mr = int(c["max_results"].value)
+        mult = float(c["candidate_multiplier"].value)
+        params: dict[str, Any] = {
+            "fusion__candidates": min(LEG_DEPTH, max(1, math.floor(mr * mult))),
+            "threshold__min_score": float(c["min_score"].value),
+            "threshold__max_results": mr,
+        }
+        if not c["vector_weight"].disabled:
+            vw = float(c["vector_weight"].value)
+            params.update(fusion__vector_weight=vw, fusion__text_weight=round(1.0 - vw, 10))
+        if self.mmr is not None:
+            params.update(mmr__enabled=bool(c["mmr_enabled"].value),
+                          mmr__lambda_=float(c["mmr_lambda"].value))
+        if self.decay is not None:
+            params.update(temporaldecay__enabled=bool(c["decay_enabled"].value),
+                          temporaldecay__half_life_days=int(c["half_life"].value))
+        return params
+
+    def config_overrides(self) -> dict[str, Any]:
+        """The controls as OpenClaw key paths (for :func:`memlab.export.export_config`)."""
+        c = self.controls
+        out: dict[str, Any] = {"query.maxResults": int(c["max_results"].value),
+                               "query.minScore": float(c["min_score"].value),
+                               "query.hybrid.candidateMultiplier":
+                                   float(c["candidate_multiplier"].value)}
+        if not c["vector_weight"].disabled:
+            vw = float(c["vector_weight"].value)
+            out.update({"query.hybrid.vectorWeight": vw,
+                        "query.hybrid.textWeight": round(1.0 - vw, 10)})
+        if self.mmr is not None:
+            out.update({"query.hybrid.mmr.enabled": bool(c["mmr_enabled"].value),
+                        "query.hybrid.mmr.lambda": float(c["mmr_lambda"].value)})
+        if self.decay is not None:
+            out.update({"query.hybrid.temporalDecay.enabled": bool(c["decay_enabled"].value),
+                        "query.hybrid.temporalDecay.halfLifeDays": int(c["half_life"].value)})
+        return out
+
+    def _queries(self, text: str) -> tuple[pd.DataFrame, str | None]:
+        qid = None
+        now = self.now
+        picked = self.controls.get("dataset_query")
+        if picked is not None and picked.value and self._qids.get(picked.value) == text:
+            qid = picked.value
+            row = self.dataset.queries[self.dataset.queries["qid"].astype(str) == qid].iloc[0]
+            if "now" in row and isinstance(row["now"], str) and row["now"]:
+                now = row["now"]
+        elif self.dataset is not None:
+            match = self.dataset.queries[self.dataset.queries["query"] == text]
+            if len(match):
+                qid = str(match["qid"].iloc[0])
+        frame = pd.DataFrame({"qid": [qid or "q"], "query": [text]})
+        if now is not None:
+            frame["now"] = [now]
+        return frame, qid
+
+    def update(self) -> pd.DataFrame:
+        """Apply the controls to the pipeline, re-rank the current query, redraw the table."""
+        start = time.perf_counter()
+        text = str(self.controls["query"].value).strip()
+        self.pipeline.set_params(**self.params())
+        if not text:
+            self.results = pd.DataFrame()
+            self.table.value = "<i>Type a query (or pick one of the dataset).</i>"
+            self.status.value = ""
+            return self.results
+        frame, qid = self._queries(text)
+        hits = self._rerank(frame)
+        table = pd.DataFrame({
+            "rank": hits["rank"].to_numpy() if len(hits) else [],
+            "citation": [f"{p}#L{s}-L{e}" for p, s, e in zip(hits.get("path", []),
+                                                              hits.get("start_line", []),
+                                                              hits.get("end_line", []),
+                                                              strict=True)],
+            "score": hits["score"].to_numpy(dtype=float) if len(hits) else [],
+            "vector": hits["vector_score"].to_numpy(dtype=float) if len(hits) else [],
+            "text": hits["text_score"].to_numpy(dtype=float) if len(hits) else [],
+        })
+        if self.dataset is not None and qid is not None:
+            qrels = self.dataset.qrels[self.dataset.qrels["qid"].astype(str) == qid]
+            table["relevant"] = relevant_grades(hits, qrels) if len(hits) else []
+            self._judged = len(qrels)
+        else:
+            self._judged = None
+        if len(hits) and self.corpus is not None:
+            texts = self.corpus.chunks["text"]
+            table["snippet"] = [_short(texts.iloc[d]) for d in hits["docno"]]
+        self.results = table
+        self.seconds = time.perf_counter() - start
+        self._render(qid)
+        return table
+
+    def _rerank(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """The pipeline's hits for ``frame``; the legs' candidates are kept per query frame
+        (besides :class:`~memlab.pipeline.Cached`'s own store), so a slider move runs only
+        ``Fusion.fuse`` and the stages after it."""
+        from memlab.stages.fusion import _top
+
+        stages = self.pipeline.stages
+        if stages[0] is not self.fusion:
+            return self.pipeline.transform(frame)
+        key = repr(frame.to_dict("records"))
+        legs = self.__dict__.get("_legs")
+        if legs is None or legs[0] != key:
+            vec = self.fusion.vector.transform(frame) if self.fusion.vector is not None else None
+            txt = self.fusion.text.transform(frame) if self.fusion.text is not None else None
+            legs = (key, vec, txt)
+            self.__dict__["_legs"] = legs
+        _, vec, txt = legs
+        self.fusion._validate()
+        k = int(self.fusion.candidates)
+        hits = self.fusion.fuse(_top(vec, k) if vec is not None else None,
+                                _top(txt, k) if txt is not None else None)
+        for stage in stages[1:]:
+            hits = stage.transform(hits)
+        return hits
+
+    def _render(self, qid: str | None) -> None:
+        table = self.results
+        if not len(table):
+            self.table.value = "<i>No matches.</i>"
+        else:
+            self.table.value = _html_table(table)
+        bits = [f"{len(table)} hits", f"re-ranked in {self.seconds * 1000:.0f} ms (cached legs)"]
+        if "relevant" in table:
+            found = int((table["relevant"] > 0).sum())
+            bits.append(f"{found} hit(s) overlap the {self._judged} judged span(s) of {qid}")
+        self.status.value = " · ".join(bits)
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self.widget)
+
+
+def _short(text: str, n: int = 110) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _html_table(table: pd.DataFrame) -> str:
+    head = "".join(f"<th style='text-align:left;padding:2px 6px'>{html.escape(str(c))}</th>"
+                   for c in table.columns)
+    rows = []
+    for rec in table.itertuples(index=False):
+        values = rec._asdict()
+        rel = values.get("relevant", 0)
+        style = "background:#e3f6e3" if rel else ""
+        cells = []
+        for col, value in values.items():
+            if isinstance(value, float):
+                shown = f"{value:.3f}"
+            elif col == "relevant":
+                shown = f"✓ grade {value}" if value else ""
+            else:
+                shown = html.escape(str(value))
+            cells.append(f"<td style='padding:2px 6px'>{shown}</td>")
+        rows.append(f"<tr style='{style}'>{''.join(cells)}</tr>")
+    return (f"<table style='border-collapse:collapse;font-size:12px'><tr>{head}</tr>"
+            f"{''.join(rows)}</table>")
+
+
+# ---------------------------------------------------------------------------------------------
+# sweep browser
+# ---------------------------------------------------------------------------------------------
+
+_METRIC = re.compile(r"^(ndcg|recall|mrr|map|p|precision|success)@\d+(\[.*\])?$", re.I)
+_ANY = "(any)"
+
+
+class SweepBrowser:
+    """Filter a sweep results DataFrame, rank it by a metric, export the selected row.
+
+    Parameters
+    ----------
+    results:
+        One row per configuration (e.g. :func:`memlab.tune.sweep`): axis columns named by
+        config key paths, metric columns such as ``ndcg@10``.
+    metric:
+        The metric to rank by (default: the first metric column).
+    base:
+        Key-path overrides exported with every row (e.g. ``{"provider": "local"}``, the
+        sweep's base settings that are not axis columns).
+    top:
+        How many rows the table shows.
+    """
+
+    def __init__(self, results: pd.DataFrame, metric: str | None = None, *,
+                 base: Mapping[str, Any] | None = None, top: int = 15):
+        from memlab.export import canonical_key_path
+
+        w = _widgets()
+        if not len(results):
+            raise ValueError("the results DataFrame has no rows")
+        self.results = results.reset_index(drop=True)
+        self.base = dict(base or {})
+        self.top = top
+        self.axes = [c for c in self.results.columns if canonical_key_path(str(c)) is not None]
+        if not self.axes:
+            raise ValueError("no axis columns named by config key paths (e.g. "
+                             "query.hybrid.vectorWeight) in the results")
+        self.metrics = [c for c in self.results.columns if _METRIC.match(str(c))]
+        if not self.metrics:
+            raise ValueError("no metric column (e.g. ndcg@10) in the results")
+        metric = metric or self.metrics[0]
+        if metric not in self.metrics:
+            raise ValueError(f"no metric column {metric!r}; metrics: {', '.join(self.metrics)}")
+        style = {"description_width": "200px"}
+        self.filters: dict[str, Any] = {}
+        for axis in self.axes:
+            values = [v for v in pd.unique(self.results[axis]) if not _missing(v)]
+            values = sorted(values, key=lambda v: (str(type(v)), v))
+            if len(values) < 2:
+                continue
+            self.filters[axis] = w.Dropdown(options=[(_ANY, _ANY)] + [(str(v), v)
+                                                                      for v in values],
+                                            value=_ANY, description=axis, style=style)
+        self.metric = w.Dropdown(options=self.metrics, value=metric, description="rank by",
+                                 style=style)
+        self.rank = w.BoundedIntText(value=1, min=1, max=len(self.results),
+                                     description="selected rank", style=style)
+        self.schema = w.Dropdown(options=["2026.7", "2026.8"], value="2026.7",
+                                 description="OpenClaw schema", style=style)
+        self.allow_lossy = w.Checkbox(value=False, description="drop memlab-only choices")
+        self.path = w.Text(value="openclaw.tuned.json5", description="export to", style=style)
+        self.button = w.Button(description="Export", button_style="primary", icon="download")
+        self.table = w.HTML()
+        self.preview = w.HTML()
+        self.filtered = self.results
+        for control in (*self.filters.values(), self.metric, self.rank):
+            control.observe(lambda _change: self.refresh(), names="value")
+        self.button.on_click(lambda _b: self._export_clicked())
+        self.refresh()
+        self.widget = w.VBox([w.HTML("<b>Filter the sweep</b>"), *self.filters.values(),
+                              self.metric, self.table, self.rank,
+                              w.HBox([self.schema, self.allow_lossy]),
+                              w.HBox([self.path, self.button]), self.preview])
+
+    def refresh(self) -> pd.DataFrame:
+        """Apply the filters, sort by the metric, redraw the table; returns the filtered rows."""
+        frame = self.results
+        for axis, control in self.filters.items():
+            if control.value != _ANY:
+                frame = frame[frame[axis] == control.value]
+        metric = self.metric.value
+        frame = frame.sort_values(metric, ascending=False, kind="mergesort",
+                                  na_position="last")
+        self.filtered = frame.reset_index(drop=True)
+        n = len(self.filtered)
+        self.rank.max = max(1, n)
+        if self.rank.value > max(1, n):
+            self.rank.value = 1  # re-enters refresh through the observer
+            return self.filtered
+        shown = self.filtered.head(self.top)
+        columns = [*self.axes, *[m for m in self.metrics if "[" not in m]]
+        shown = shown[[c for c in columns if c in shown.columns]].copy()
+        shown.insert(0, "rank", range(1, len(shown) + 1))
+        sel = self.rank.value
+        self.table.value = (f"<div>{n} of {len(self.results)} configurations match; "
+                            f"best {metric} = {self.filtered[metric].max():.4f}</div>"
+                            if n else "<div>no configuration matches the filters</div>")
+        if n:
+            self.table.value += _html_table(shown.assign(
+                selected=["◀" if r == sel else "" for r in shown["rank"]]))
+        return self.filtered
+
+    def selected(self) -> pd.Series:
+        """The selected row (``rank`` within the filtered, sorted rows)."""
+        if not len(self.filtered):
+            raise ValueError("no configuration matches the filters")
+        return self.filtered.iloc[int(self.rank.value) - 1]
+
+    def overrides(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """``(overrides, header)`` of the selected row (see
+        :func:`memlab.export.overrides_from_results`), ``base`` merged under the overrides."""
+        from memlab.export import overrides_from_results
+
+        overrides, header = overrides_from_results(self.filtered, rank=int(self.rank.value),
+                                                   metric=self.metric.value)
+        active = {k: str(c.value) for k, c in self.filters.items() if c.value != _ANY}
+        if active:
+            header["filters"] = ", ".join(f"{k}={v}" for k, v in active.items())
+        return {**self.base, **overrides}, header
+
+    def export(self, path: str | Path | None = None, **options: Any) -> str:
+        """The selected configuration as OpenClaw JSON5 (:func:`memlab.export.export_config`,
+        with the schema and lossy choice of the controls unless given); written to ``path``
+        when given. Returns the :class:`memlab.export.ExportedConfig` text."""
+        from memlab.export import export_config
+
+        overrides, header = self.overrides()
+        options.setdefault("allow_lossy", bool(self.allow_lossy.value))
+        schema = options.pop("schema", self.schema.value)
+        text = export_config(overrides, schema, header=header, **options)
+        if path is not None:
+            out = Path(path).expanduser()
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(text, encoding="utf-8")
+        return text
+
+    def _export_clicked(self) -> None:
+        try:
+            import warnings
+
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                text = self.export(self.path.value or None)
+            notes = "".join(f"<div style='color:#a60'>warning: {html.escape(str(c.message))}"
+                            "</div>" for c in caught)
+            self.preview.value = (f"<div>wrote {html.escape(self.path.value)}</div>{notes}"
+                                  f"<pre>{html.escape(str(text))}</pre>")
+        except Exception as exc:  # shown in the widget, not raised into the event loop
+            self.preview.value = (f"<div style='color:#b00'>{type(exc).__name__}: "
+                                  f"{html.escape(str(exc))}</div>")
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self.widget)
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
