@@ -33,3 +33,11 @@ clean:
 .PHONY: parity
 parity: $(STAMP)
 	$(BIN)/python parity/run.py $(PARITY_ARGS)
+
+# Benchmarks against peers (benchmarks/README.md): prints Markdown tables with every ratio next
+# to its target and writes JSON to benchmarks/results/. Not part of `make test`.
+.PHONY: bench
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench_bm25.py
+	$(BIN)/python benchmarks/bench_metrics.py
+	$(BIN)/python benchmarks/bench_search.py
