@@ -2,9 +2,12 @@
 
     memlab search WORKSPACE QUERY [--config FILE] [--max-results N] [--min-score X]
                   [--now ISO] [--json] [--index FILE | --no-index]
+                  [--session SESSION] [--visibility self|tree|agent|all] [--sessions-store FILE]
     memlab index WORKSPACE [--config FILE] [--force] [--index FILE]
     memlab status WORKSPACE [--config FILE] [--deep] [--json] [--index FILE]
     memlab demo [DATASET]
+    memlab serve-embeddings [--model PATH_OR_ALIAS] [--host 127.0.0.1] [--port N]
+    memlab bench-providers DATASET --provider SPEC [--provider SPEC ...]
 
 Exit codes: 0 ok, 2 usage/config/workspace error, 3 embedding provider unavailable,
 4 search paused (the index was built under another identity: run ``memlab index --force``),
@@ -32,11 +35,12 @@ def _search(args: argparse.Namespace) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", MemlabWarning)  # reported once below instead
         if args.no_index:
-            ms = MemorySearch(args.workspace, args.config)
+            ms = MemorySearch(args.workspace, args.config, **_session_args(args))
         else:
             from memlab.index.search import IndexedMemorySearch
 
-            ms = IndexedMemorySearch(args.workspace, args.config, index_path=args.index)
+            ms = IndexedMemorySearch(args.workspace, args.config, index_path=args.index,
+                                     **_session_args(args))
     for skipped in ms.corpus.skipped:
         print(f"memlab: skipped {skipped.path}: {skipped.reason}", file=sys.stderr)
     for w in caught:
@@ -49,6 +53,13 @@ def _search(args: argparse.Namespace) -> int:
         return 0
     print(format_results(payload["results"]))
     return 0
+
+
+def _session_args(args: argparse.Namespace) -> dict:
+    """Session-transcript visibility options of ``memlab search``."""
+    return {"session": getattr(args, "session", None),
+            "session_tree": getattr(args, "sessions_store", None),
+            "visibility": getattr(args, "visibility", None)}
 
 
 def format_results(results: list[dict]) -> str:
@@ -162,6 +173,14 @@ def build_parser() -> argparse.ArgumentParser:
                        "else $MEMLAB_CACHE_DIR/index/<hash of the workspace path>.sqlite)")
     where.add_argument("--no-index", action="store_true", help="search in memory, without "
                        "the persistent index")
+    p.add_argument("--session", metavar="SESSION", help="the current session (a session key "
+                   "such as agent:main:main, or a session id): session-transcript hits it may "
+                   "not see are dropped, as OpenClaw's memory_search tool does (default: no "
+                   "requester, every transcript searchable, like `openclaw memory search`)")
+    p.add_argument("--visibility", choices=["self", "tree", "agent", "all"],
+                   help="tools.sessions.visibility for --session (default: tree)")
+    p.add_argument("--sessions-store", metavar="FILE", help="the session tree: a sessions.json "
+                   "(default: WORKSPACE/sessions/main/sessions.json)")
     p.set_defaults(func=_search)
 
     i = sub.add_parser("index", help="index a workspace like `openclaw memory index` "
@@ -211,6 +230,14 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default: the bundled datasets/sample-memory)")
     d.add_argument("--query", help="the example query to show")
     d.set_defaults(func=_demo)
+    from memlab.export import add_export_parser
+    add_export_parser(sub)
+    from memlab.tune.cli import add_sweep_parser
+    add_sweep_parser(sub)
+    from memlab.embed.server import add_serve_parser
+    add_serve_parser(sub)
+    from memlab.embed.bench import add_bench_parser
+    add_bench_parser(sub)
     return parser
 
 

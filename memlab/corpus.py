@@ -70,7 +70,9 @@ class Corpus:
 
 def load_workspace(workspace: str | Path, extra_paths: list[str] | tuple[str, ...] = (),
                    tokens: int = 400, overlap: int = 80, model: str = "fts-only",
-                   max_input_bytes: int | None = None) -> Corpus:
+                   max_input_bytes: int | None = None, *,
+                   sources: list[str] | tuple[str, ...] = ("memory",),
+                   agent_id: str = "main") -> Corpus:
     """Discover, read and chunk a memory workspace the way OpenClaw indexes it.
 
     Files are found with OpenClaw's rules (:mod:`memlab.workspace`), chunked with its chunker
@@ -78,14 +80,28 @@ def load_workspace(workspace: str | Path, extra_paths: list[str] | tuple[str, ..
     provider chunks over ``max_input_bytes`` UTF-8 bytes are split as OpenClaw does. Unreadable
     or binary files are skipped with a warning and listed in ``corpus.skipped``.
 
+    ``sources`` are the indexed sources (pass ``config.memory_search.effective_sources()``,
+    which keeps ``"sessions"`` only with ``experimental.sessionMemory``). With ``"sessions"``,
+    the transcripts of ``agent_id`` in ``workspace/sessions/<agent_id>/`` (where memlab
+    datasets keep them) are added after the memory files, as OpenClaw's
+    :func:`memlab.sessions.scan_sessions` renders them: source ``"sessions"``, path
+    ``sessions/<agent_id>/<file>``, chunk lines mapped back to JSONL line numbers.
+
     >>> corpus = load_workspace("datasets/sample-memory/workspace")  # doctest: +SKIP
     >>> corpus.chunks[["path", "start_line", "end_line"]].head()  # doctest: +SKIP
     """
     from memlab.chunking import chunk_id, chunk_markdown, split_for_provider
     from memlab.workspace import scan_workspace
 
+    unknown = [s for s in sources if s not in ("memory", "sessions")]
+    if unknown:
+        raise ValueError(f"unknown source(s) {unknown}; use 'memory' and/or 'sessions'")
     root = Path(workspace).expanduser()
-    loaded, skipped = scan_workspace(root, extra_paths)
+    if "memory" in sources:
+        loaded, skipped = scan_workspace(root, extra_paths)
+    else:
+        loaded, skipped = [], []
+    skipped = list(skipped)
     rows = []
     for f in loaded:
         chunks = chunk_markdown(f.text, tokens=tokens, overlap=overlap)  # blank ones dropped
@@ -94,9 +110,23 @@ def load_workspace(workspace: str | Path, extra_paths: list[str] | tuple[str, ..
         for c in chunks:
             cid = chunk_id(f.source, f.path, c.start_line, c.end_line, c.hash, model)
             rows.append((cid, f.path, f.source, c.start_line, c.end_line, c.text, c.hash))
-    files = pd.DataFrame([(f.path, f.source, f.hash, f.mtime_ms, f.size) for f in loaded],
-                         columns=FILE_TABLE_COLUMNS)
+    files = [(f.path, f.source, f.hash, f.mtime_ms, f.size) for f in loaded]
+    if "sessions" in sources:
+        from memlab.sessions import scan_sessions
+
+        sessions, session_skipped = scan_sessions(root / "sessions", agent_id)
+        skipped.extend(session_skipped)
+        for s in sessions:
+            f = s.file
+            chunks = s.chunks(tokens=tokens, overlap=overlap)  # JSONL line numbers
+            if max_input_bytes:
+                chunks = split_for_provider(chunks, max_input_bytes)
+            for c in chunks:
+                cid = chunk_id("sessions", f.path, c.start_line, c.end_line, c.hash, model)
+                rows.append((cid, f.path, "sessions", c.start_line, c.end_line, c.text, c.hash))
+            files.append((f.path, "sessions", f.hash, f.mtime_ms, f.size))
+    files_df = pd.DataFrame(files, columns=FILE_TABLE_COLUMNS)
     chunks_df = pd.DataFrame(rows, columns=CHUNK_TABLE_COLUMNS).astype(
         {"start_line": "int64", "end_line": "int64"})
-    return Corpus(chunks=chunks_df, files=files, root=root.resolve(), skipped=list(skipped),
+    return Corpus(chunks=chunks_df, files=files_df, root=root.resolve(), skipped=skipped,
                   model=model)

@@ -31,6 +31,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from memlab.config import MemlabConfig, load_config
@@ -40,6 +41,13 @@ from memlab.embed.base import EmbeddingProvider
 from memlab.embed.cache import CachedEmbedder, EmbeddingCache
 from memlab.frames import as_queries
 from memlab.pipeline import Cached, Sequence, Stage
+from memlab.sessions import (
+    VISIBILITY_MODES,
+    SessionNode,
+    SessionVisibility,
+    load_session_tree,
+    visible_session_paths,
+)
 from memlab.snippet import citation, snippet
 from memlab.stages.decay import TemporalDecay
 from memlab.stages.fusion import Fusion
@@ -78,33 +86,8 @@ def make_embedder(config: MemlabConfig, cache: EmbeddingCache | None = None
         settings["batch_size"] = config.memlab.batch_size
     if ms.model and provider_id != "local":
         settings["model"] = ms.model
-    if provider_id == "openai-compatible":
-        from pydantic import SecretStr
-
-        from memlab.embed import ProviderUnavailable
-
-        remote = ms.remote
-        settings["base_url"] = remote.base_url
-        key = remote.api_key
-        if isinstance(key, SecretStr):
-            settings["api_key"] = key.get_secret_value()
-        elif key is not None:  # a secret reference {source, provider, id}
-            if key.source != "env":
-                raise ProviderUnavailable(
-                    f"memorySearch.remote.apiKey: memlab resolves only env secret references; "
-                    f"got source {key.source!r} (id {key.id!r})")
-            if not os.environ.get(key.id):
-                raise ProviderUnavailable(
-                    f"memorySearch.remote.apiKey: environment variable {key.id} is not set")
-            settings["api_key"] = os.environ[key.id]
-        if remote.headers:
-            settings["headers"] = dict(remote.headers)
-        settings["input_type"] = ms.input_type
-        settings["query_input_type"] = ms.query_input_type
-        settings["document_input_type"] = ms.document_input_type
-        settings["output_dimensionality"] = ms.output_dimensionality
-        if ms.sync.embedding_batch_timeout_seconds is not None:
-            settings["batch_timeout"] = float(ms.sync.embedding_batch_timeout_seconds)
+    if provider_id.lower() in _REMOTE_PROVIDERS:
+        settings.update(_remote_settings(provider_id.lower(), ms))
     provider = get_provider(provider_id, **settings)
     if not ms.cache.enabled:
         return provider
@@ -113,6 +96,81 @@ def make_embedder(config: MemlabConfig, cache: EmbeddingCache | None = None
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         cache = EmbeddingCache(path)
     return CachedEmbedder(provider, cache)
+
+
+#: Remote providers make_embedder maps config to: id -> environment variables of the API key.
+_REMOTE_PROVIDERS: dict[str, tuple[str, ...]] = {
+    "openai-compatible": (),
+    "openai": ("OPENAI_API_KEY",),
+    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "voyage": ("VOYAGE_API_KEY",),
+    "mistral": ("MISTRAL_API_KEY",),
+    "deepinfra": ("DEEPINFRA_API_KEY",),
+    "ollama": ("OLLAMA_API_KEY",),
+    "lmstudio": ("LM_API_TOKEN",),
+    "github-copilot": ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"),
+    "bedrock": (),
+}
+
+
+def _configured_api_key(key: Any) -> str | None:
+    """``remote.apiKey`` as a string: a literal, or an ``env`` secret reference."""
+    from pydantic import SecretStr
+
+    from memlab.embed import ProviderUnavailable
+
+    if key is None:
+        return None
+    if isinstance(key, SecretStr):
+        return key.get_secret_value().strip() or None
+    if key.source != "env":  # a secret reference {source, provider, id}
+        raise ProviderUnavailable(
+            f"memorySearch.remote.apiKey: memlab resolves only env secret references; "
+            f"got source {key.source!r} (id {key.id!r})")
+    if not os.environ.get(key.id):
+        raise ProviderUnavailable(
+            f"memorySearch.remote.apiKey: environment variable {key.id} is not set")
+    return os.environ[key.id]
+
+
+def _remote_settings(provider_id: str, ms: Any) -> dict[str, Any]:
+    """Constructor settings of a remote provider from ``memorySearch`` (and the environment).
+
+    API keys come from ``remote.apiKey`` or the provider's environment variables (OpenClaw's
+    names); they are handed to the provider only, which keeps them out of keys and messages.
+    """
+    remote = ms.remote
+    out: dict[str, Any] = {}
+    key = _configured_api_key(remote.api_key)
+    if provider_id == "gemini" and key in ("GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        key = (os.environ.get(key) or "").strip() or None
+    envs = _REMOTE_PROVIDERS[provider_id]
+    base_url = (remote.base_url or "").strip() or None
+    if key is None and envs and provider_id != "ollama":
+        key = next((os.environ[e].strip() for e in envs if (os.environ.get(e) or "").strip()),
+                   None)
+    if key is None and provider_id == "ollama" and "ollama.com" in (base_url or ""):
+        key = (os.environ.get("OLLAMA_API_KEY") or "").strip() or None
+    if provider_id == "github-copilot":
+        if key is not None:
+            out["github_token"] = key
+    elif provider_id != "bedrock":
+        if key is not None or provider_id in ("openai", "gemini", "voyage", "mistral",
+                                              "deepinfra"):
+            out["api_key"] = key
+    if provider_id == "openai-compatible" or base_url:
+        out["base_url"] = base_url
+    if remote.headers and provider_id != "bedrock":
+        out["headers"] = dict(remote.headers)
+    if provider_id in ("openai", "openai-compatible"):
+        out["input_type"] = ms.input_type
+        out["query_input_type"] = ms.query_input_type
+        out["document_input_type"] = ms.document_input_type
+    if provider_id in ("openai", "openai-compatible", "gemini", "ollama", "bedrock"):
+        out["output_dimensionality"] = ms.output_dimensionality
+    if ms.sync.embedding_batch_timeout_seconds is not None:
+        out["batch_timeout"] = float(ms.sync.embedding_batch_timeout_seconds)
+    return out
 
 
 def keyword_leg(corpus: Corpus, config: MemlabConfig, *, store: Any = None,
@@ -150,7 +208,9 @@ def keyword_leg(corpus: Corpus, config: MemlabConfig, *, store: Any = None,
 def openclaw_pipeline(corpus: Corpus, config: MemlabConfig | dict | str | Path | None = None,
                       embedder: EmbeddingProvider | None = None, *,
                       max_results: int | None = None, min_score: float | None = None,
-                      now: object = None, store: Any = None) -> Sequence:
+                      now: object = None, store: Any = None, session: str | None = None,
+                      session_tree: Any = None, visibility: str | None = None,
+                      agent_id: str | None = None) -> Sequence:
     """Build OpenClaw's search pipeline over ``corpus`` (see the module docstring).
 
     ``store``: a :class:`memlab.index.IndexStore` whose ``corpus()`` is ``corpus`` (the
@@ -162,6 +222,19 @@ def openclaw_pipeline(corpus: Corpus, config: MemlabConfig | dict | str | Path |
     ``embedder`` is required unless the config's provider is ``"none"``. ``max_results`` and
     ``min_score`` override ``query.maxResults``/``query.minScore`` like the CLI flags do;
     ``now`` fixes the reference time of temporal decay.
+
+    Session transcripts (a corpus loaded with ``sources`` including ``"sessions"``): when the
+    corpus has session chunks, a :class:`SessionVisibility` stage follows ``Threshold``
+    (OpenClaw's placement: the ``memory_search`` tool filters the manager's cut results, so a
+    hidden hit costs a slot). The requester is ``session`` (a session key such as
+    ``agent:main:main``, or a session id of the tree), or per query the ``session`` column of
+    the queries; ``visibility`` is ``tools.sessions.visibility`` (``self``/``tree``/``agent``/
+    ``all``, default ``"tree"``); ``session_tree`` is the session store (a ``sessions.json``
+    path, a folder holding one, a dict or :func:`memlab.sessions.load_session_tree`'s result;
+    default: ``<corpus root>/sessions/<agent_id>/sessions.json``). A query with no current
+    session is not filtered: that is ``openclaw memory search`` (the CLI searches the manager
+    directly, without a requester), while OpenClaw's ``memory_search`` tool, which always runs
+    inside a session, would drop every session hit.
 
     >>> from memlab.corpus import Corpus
     >>> corpus = Corpus.from_texts(["the deploy window moved to Tuesday", "lunch was good"])
@@ -185,7 +258,9 @@ def openclaw_pipeline(corpus: Corpus, config: MemlabConfig | dict | str | Path |
     if provider_id == "none":
         fusion = Fusion(text=Cached(keyword_leg(corpus, cfg, store=store, depth=candidates)),
                         candidates=candidates)
-        return fusion >> decay >> Threshold(min_score, max_results, relaxed="zero")
+        return _with_visibility(
+            fusion >> decay >> Threshold(min_score, max_results, relaxed="zero"),
+            corpus, session, session_tree, visibility, agent_id)
     if embedder is None:
         raise ValueError(
             f"provider {provider_id!r} needs an embedder: pass embedder=make_embedder(config), "
@@ -198,14 +273,104 @@ def openclaw_pipeline(corpus: Corpus, config: MemlabConfig | dict | str | Path |
     else:
         vector = Cached(VectorSearch(corpus, embedder, index=cfg.memlab.vector_index))
     if not hybrid.enabled:
-        return Fusion(vector=vector, candidates=candidates) >> Threshold(
-            min_score, max_results, relaxed=None)
+        return _with_visibility(Fusion(vector=vector, candidates=candidates) >> Threshold(
+            min_score, max_results, relaxed=None), corpus, session, session_tree, visibility,
+            agent_id)
     fusion = Fusion(vector=vector,
                     text=Cached(keyword_leg(corpus, cfg, store=store, depth=candidates)),
                     method=cfg.memlab.fusion.method, vector_weight=vw, text_weight=tw,
                     candidates=candidates, rrf_k=cfg.memlab.fusion.rrf_k)
     mmr = MMR(corpus, lambda_=ms.mmr_lambda(), enabled=hybrid.mmr.enabled)
-    return fusion >> decay >> mmr >> Threshold(min_score, max_results, relaxed="keyword")
+    return _with_visibility(
+        fusion >> decay >> mmr >> Threshold(min_score, max_results, relaxed="keyword"),
+        corpus, session, session_tree, visibility, agent_id)
+
+
+class QuerySessionVisibility(SessionVisibility):
+    """:class:`~memlab.sessions.SessionVisibility` with a per-query requester.
+
+    A query's current session is its ``session`` value (a queries/hits column) when set, else
+    the stage's ``current_session``; queries with neither are not filtered (see
+    :func:`openclaw_pipeline`). Session ids of the tree are accepted for session keys.
+    """
+
+    def transform(self, hits: pd.DataFrame) -> pd.DataFrame:
+        if hits.empty or not (hits["source"].to_numpy() == "sessions").any():
+            return hits
+        tree = _session_tree(self.session_tree)
+        default = self.current_session
+        if "session" in hits.columns:
+            requester = [str(v).strip() if isinstance(v, str) and v.strip() else default
+                         for v in hits["session"]]
+        else:
+            requester = [default] * len(hits)
+        keep = np.ones(len(hits), dtype=bool)
+        cache: dict[tuple[str, str], bool] = {}
+        for i, (source, path, who) in enumerate(zip(hits["source"], hits["path"], requester,
+                                                    strict=True)):
+            if source != "sessions" or who is None:
+                continue
+            key = (who, path)
+            if key not in cache:
+                current = resolve_session_key(tree, who, self.agent_id)
+                cache[key] = path in visible_session_paths(
+                    tree, current, self.mode, self.agent_id, paths=[path],
+                    transitive=self.transitive, agent_to_agent=self.agent_to_agent)
+            keep[i] = cache[key]
+        if keep.all():
+            return hits
+        out = hits[keep].copy()
+        out["rank"] = out.groupby("qid", sort=False).cumcount() + 1
+        return out.reset_index(drop=True)
+
+
+def _session_tree(session_tree: Any) -> dict:
+    if session_tree is None:
+        return {}
+    if isinstance(session_tree, (str, os.PathLike)) and not Path(session_tree).exists():
+        return {}
+    return load_session_tree(session_tree) if not (
+        isinstance(session_tree, dict) and all(isinstance(v, SessionNode)
+                                               for v in session_tree.values())) else session_tree
+
+
+def resolve_session_key(session_tree: Any, session: str, agent_id: str | None = None) -> str:
+    """The session key of ``session`` in the tree: a key as given (``agent:main:main``), a
+    bare key (``main`` -> ``agent:<agent_id>:main``) or a session id / transcript stem.
+    Unknown names are returned as given (lower-cased keys, as OpenClaw compares them)."""
+    tree = _session_tree(session_tree)
+    text = session.strip()
+    lowered = text.lower()
+    if lowered in tree:
+        return lowered
+    canonical = f"agent:{(agent_id or 'main').strip().lower()}:{lowered}"
+    if not lowered.startswith("agent:") and canonical in tree:
+        return canonical
+    for key, node in tree.items():
+        stem = None
+        if node.session_file:
+            base = os.path.basename(node.session_file.replace("\\", "/"))
+            stem = base.removesuffix(".jsonl")
+        if text in (node.session_id, stem):
+            return key
+    return lowered if lowered.startswith("agent:") else canonical
+
+
+def _with_visibility(pipe: Sequence, corpus: Corpus, session: str | None, session_tree: Any,
+                     visibility: str | None, agent_id: str | None) -> Sequence:
+    """``pipe`` followed by session visibility when ``corpus`` has session chunks."""
+    mode = (visibility or "tree").strip().lower()
+    if mode not in VISIBILITY_MODES:
+        raise ValueError(f"unknown session visibility {visibility!r}; use one of "
+                         f"{', '.join(VISIBILITY_MODES)}")
+    if not len(corpus) or not (corpus.chunks["source"] == "sessions").any():
+        return pipe
+    agent = (agent_id or "main").strip().lower() or "main"
+    if session_tree is None and corpus.root is not None:
+        session_tree = Path(corpus.root) / "sessions" / agent / "sessions.json"
+    tree = _session_tree(session_tree)
+    current = resolve_session_key(tree, session, agent) if session else None
+    return pipe >> QuerySessionVisibility(tree, current, mode=mode, agent_id=agent)
 
 
 def hits_to_results(hits: pd.DataFrame, corpus: Corpus, mode: str) -> list[dict[str, Any]]:
@@ -243,6 +408,14 @@ class MemorySearch:
         :data:`DEFAULT_CONFIG` (OpenClaw's defaults with the offline local model).
     embedder:
         Overrides the provider named in the config (e.g. a shared cached embedder).
+    session, session_tree, visibility:
+        With ``sources: ["memory", "sessions"]`` and ``experimental.sessionMemory: true``, the
+        agent's transcripts (``workspace/sessions/<agent_id>/*.jsonl``) are searched too; a
+        current ``session`` (key or id) hides the transcripts it may not see under
+        ``visibility`` (see :func:`openclaw_pipeline`). A queries frame given to :meth:`run`
+        may carry a per-query ``session`` column instead.
+    agent_id:
+        The agent whose transcripts are indexed (default ``"main"``).
 
     >>> ms = MemorySearch("datasets/sample-memory/workspace", {"provider": "none"})
     >>> ms.search("staging database host")["results"][0]["path"]
@@ -251,10 +424,14 @@ class MemorySearch:
 
     def __init__(self, workspace: str | Path,
                  config: MemlabConfig | dict | str | Path | None = None,
-                 embedder: EmbeddingProvider | None = None):
+                 embedder: EmbeddingProvider | None = None, *, session: str | None = None,
+                 session_tree: Any = None, visibility: str | None = None,
+                 agent_id: str = "main"):
         self.config = config if isinstance(config, MemlabConfig) else load_config(
             DEFAULT_CONFIG if config is None else config)
         ms = self.config.memory_search
+        self.session, self.session_tree = session, session_tree
+        self.visibility, self.agent_id = visibility, agent_id
         self.embedder = embedder if embedder is not None else make_embedder(self.config)
         model = self.embedder.model if self.embedder is not None else "fts-only"
         max_bytes = None
@@ -262,8 +439,20 @@ class MemorySearch:
             max_bytes = min(getattr(self.embedder, "max_input_tokens", 8192), 8000)
         self.corpus = load_workspace(workspace, ms.effective_extra_paths(),
                                      tokens=ms.chunking.tokens, overlap=ms.resolved_overlap(),
-                                     model=model, max_input_bytes=max_bytes)
+                                     model=model, max_input_bytes=max_bytes,
+                                     sources=ms.effective_sources(), agent_id=agent_id)
         self._pipes: dict[tuple, Sequence] = {}
+
+    #: Session visibility settings (see :func:`openclaw_pipeline`); class defaults so
+    #: subclasses that skip ``__init__`` have them.
+    session: str | None = None
+    session_tree: Any = None
+    visibility: str | None = None
+    agent_id: str = "main"
+
+    def _session_options(self) -> dict[str, Any]:
+        return {"session": self.session, "session_tree": self.session_tree,
+                "visibility": self.visibility, "agent_id": self.agent_id}
 
     @property
     def mode(self) -> str:
@@ -279,7 +468,8 @@ class MemorySearch:
         pipe = self._pipes.get(key)
         if pipe is None:
             pipe = openclaw_pipeline(self.corpus, self.config, self.embedder,
-                                     max_results=max_results, min_score=min_score)
+                                     max_results=max_results, min_score=min_score,
+                                     **self._session_options())
             self._pipes[key] = pipe
         for stage in pipe.stages:
             if isinstance(stage, TemporalDecay):

@@ -4,12 +4,15 @@ A memlab memory dataset is a folder::
 
     workspace/        MEMORY.md, memory/**.md (the agent's memory)
     queries.jsonl     {"id": "q001", "text": "...", "tags": ["paraphrase"],
-                       "now": "2026-10-01T09:00:00Z"}
+                       "now": "2026-10-01T09:00:00Z", "session": "agent:main:main"}
     qrels.jsonl       {"query_id": "q001", "path": "memory/2026-07-03.md",
                        "start_line": 12, "end_line": 14, "grade": 2}
 
 Judgments are line spans (1-based, inclusive), not chunk ids, so the same labels score any
-chunking. Queries without any judgment (tag ``none``) have no answer in memory.
+chunking. Session transcripts (``workspace/sessions/<agentId>/*.jsonl``, searched when a
+system's config enables them) are judged by JSONL line. A query's optional ``session`` is
+the requester session whose transcript visibility applies to it (none: every transcript is
+searchable). Queries without any judgment (tag ``none``) have no answer in memory.
 
 A BEIR folder (:func:`load_beir_dataset`) is a document collection with document-level
 judgments::
@@ -117,8 +120,10 @@ def load_memory_dataset(root: str | Path) -> MemoryDataset:
         if qid in seen:
             raise DatasetError(f"{qpath}:{n}: duplicate query id {qid!r}")
         seen.add(qid)
+        session = obj.get("session")
         queries.append({"qid": qid, "query": str(obj["text"]), "tags": list(obj.get("tags", [])),
-                        "now": obj.get("now")})
+                        "now": obj.get("now"),
+                        "session": None if session is None else str(session)})
     qrels = []
     line_counts: dict[str, int] = {}
     for n, obj in _read_jsonl(rpath):
@@ -143,11 +148,13 @@ def load_memory_dataset(root: str | Path) -> MemoryDataset:
             raise DatasetError(f"{rpath}:{n}: grade must be >= 1, got {grade}")
         qrels.append({"qid": qid, "path": path, "start_line": start, "end_line": end,
                       "grade": grade})
-    qframe = pd.DataFrame(queries, columns=["qid", "query", "tags", "now"])
+    qframe = pd.DataFrame(queries, columns=["qid", "query", "tags", "now", "session"])
     if qframe["now"].notna().any():
         qframe["now"] = pd.to_datetime(qframe["now"], utc=True)
     else:
         qframe = qframe.drop(columns=["now"])
+    if qframe["session"].isna().all():  # the requester session, for transcript visibility
+        qframe = qframe.drop(columns=["session"])
     rframe = pd.DataFrame(qrels, columns=["qid", "path", "start_line", "end_line", "grade"])
     return MemoryDataset(root=root, queries=qframe, qrels=rframe)
 

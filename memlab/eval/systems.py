@@ -66,7 +66,10 @@ def run_system(dataset: Any, config: MemlabConfig, *, depth: int = 10,
     """Hits of ``config`` for every query of ``dataset`` (a memory or BEIR dataset).
 
     ``embedders`` caches one embedder per provider settings across systems, so comparing
-    several systems embeds the corpus once.
+    several systems embeds the corpus once. Session transcripts are searched when the config
+    enables them (``sources`` with ``"sessions"`` and ``experimental.sessionMemory``); a
+    ``session`` column of the queries applies that requester's transcript visibility
+    (``"tree"``) per query, and queries without one see every transcript.
     """
     from memlab.corpus import load_workspace
     from memlab.openclaw import make_embedder, openclaw_pipeline
@@ -82,7 +85,8 @@ def run_system(dataset: Any, config: MemlabConfig, *, depth: int = 10,
     corpus = getattr(dataset, "corpus", None)
     if corpus is None:
         corpus = load_workspace(dataset.workspace, ms.effective_extra_paths(),
-                                tokens=ms.chunking.tokens, overlap=ms.resolved_overlap())
+                                tokens=ms.chunking.tokens, overlap=ms.resolved_overlap(),
+                                sources=ms.effective_sources())
     kwargs = {} if production else {"max_results": depth, "min_score": 0.0}
     pipe = openclaw_pipeline(corpus, config, embedder, **kwargs)
     queries = dataset.queries

@@ -29,12 +29,13 @@ from memlab.index.sync import (
     SyncReport,
     identity_problem,
     index_identity,
+    scan_sources,
     sync_index,
 )
 from memlab.openclaw import DEFAULT_CONFIG, MemorySearch, default_cache_path, make_embedder
 from memlab.pipeline import Sequence
 from memlab.stages.decay import TemporalDecay
-from memlab.workspace import MemlabWarning, scan_workspace
+from memlab.workspace import MemlabWarning
 
 __all__ = ["IndexedMemorySearch", "format_status", "index_status", "resolve_index_path"]
 
@@ -63,6 +64,9 @@ class IndexedMemorySearch(MemorySearch):
     sync
         Sync the index before searching (OpenClaw's sync on search). When another indexer
         holds the lock, the index is searched as it is, with a warning.
+    session, session_tree, visibility, agent_id
+        Session transcripts and their visibility, as for
+        :class:`~memlab.openclaw.MemorySearch`.
 
     Attributes: ``store`` (the :class:`~memlab.index.IndexStore`), ``sync_report`` (the
     :class:`~memlab.index.SyncReport`, ``None`` when not synced) and ``paused`` (the identity
@@ -78,8 +82,12 @@ class IndexedMemorySearch(MemorySearch):
     def __init__(self, workspace: str | Path,
                  config: MemlabConfig | dict | str | Path | None = None,
                  embedder: EmbeddingProvider | None = None, *,
-                 index_path: str | Path | None = None, sync: bool = True):
+                 index_path: str | Path | None = None, sync: bool = True,
+                 session: str | None = None, session_tree: Any = None,
+                 visibility: str | None = None, agent_id: str = "main"):
         self.config = _load(config)
+        self.session, self.session_tree = session, session_tree
+        self.visibility, self.agent_id = visibility, agent_id
         ms = self.config.memory_search
         self.workspace = Path(os.path.abspath(os.path.expanduser(os.fspath(workspace))))
         if not self.workspace.is_dir():
@@ -97,7 +105,8 @@ class IndexedMemorySearch(MemorySearch):
         if sync:
             try:
                 self.sync_report = sync_index(self.store, self.workspace, self.config,
-                                              self.embedder, on_mismatch="pause")
+                                              self.embedder, on_mismatch="pause",
+                                              agent_id=agent_id)
                 skipped = self.sync_report.skipped
                 if self.sync_report.mode == "paused":
                     self.paused = self.sync_report.reason
@@ -124,7 +133,7 @@ class IndexedMemorySearch(MemorySearch):
         if pipe is None:
             pipe = openclaw_pipeline(self.corpus, self.config, self.embedder,
                                      max_results=max_results, min_score=min_score,
-                                     store=self.store)
+                                     store=self.store, **self._session_options())
             self._pipes[key] = pipe
         for stage in pipe.stages:
             if isinstance(stage, TemporalDecay):
@@ -166,7 +175,8 @@ def _cache_entries(path: Path) -> int | None:
 
 def index_status(workspace: str | Path, config: MemlabConfig | dict | str | Path | None = None,
                  *, index_path: str | Path | None = None, deep: bool = False,
-                 embedder: EmbeddingProvider | None = None) -> dict[str, Any]:
+                 embedder: EmbeddingProvider | None = None,
+                 agent_id: str = "main") -> dict[str, Any]:
     """What ``openclaw memory status`` reports, for memlab's index of ``workspace``.
 
     Never writes: a missing index file is reported as empty. ``deep`` probes the provider
@@ -188,7 +198,7 @@ def index_status(workspace: str | Path, config: MemlabConfig | dict | str | Path
     path = resolve_index_path(ws, cfg, index_path)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MemlabWarning)
-        loaded, skipped = scan_workspace(ws, ms.effective_extra_paths())
+        loaded, skipped = scan_sources(ws, cfg, agent_id)
     out: dict[str, Any] = {
         "provider": embedder.id if embedder is not None else provider_id,
         "requestedProvider": requested,
@@ -203,7 +213,7 @@ def index_status(workspace: str | Path, config: MemlabConfig | dict | str | Path
     }
     meta = None
     counts: dict[str, dict[str, int]] = {}
-    hashes: dict[str, str] = {}
+    hashes: dict[tuple[str, str], str] = {}
     vectors = 0
     fts_tokenizer = None
     if path.exists():
@@ -211,7 +221,8 @@ def index_status(workspace: str | Path, config: MemlabConfig | dict | str | Path
         try:
             meta = store.read_meta()
             counts = store.counts()
-            hashes = store.source_hashes("memory")
+            hashes = {(p, src): h for src in ("memory", "sessions")
+                      for p, h in store.source_hashes(src).items()}
             vectors = store.vector_count()
             fts_tokenizer = store.fts_tokenizer
             has_chunks = store.has_chunks()
@@ -221,7 +232,8 @@ def index_status(workspace: str | Path, config: MemlabConfig | dict | str | Path
         has_chunks = False
     out["files"] = sum(c["files"] for c in counts.values())
     out["chunks"] = sum(c["chunks"] for c in counts.values())
-    out["sourceCounts"] = [{"source": s, **counts.get(s, {"files": 0, "chunks": 0})}
+    out["sourceCounts"] = [{"source": s, **counts.get(s, {"files": 0, "chunks": 0}),
+                            "totalFiles": sum(f.source == s for f in loaded)}
                            for s in ms.effective_sources()]
     if provider_error is None:
         expected = index_identity(cfg, embedder, ws)
@@ -235,10 +247,10 @@ def index_status(workspace: str | Path, config: MemlabConfig | dict | str | Path
     out["indexIdentity"] = ({"status": "valid"} if problem is None else
                             {"status": "missing" if meta is None else "mismatched",
                              "reason": problem, "fix": f"Run: {FORCE_HINT}"})
-    current = {f.path: f.hash for f in loaded}
+    current = {(f.path, f.source): f.hash for f in loaded}
     out["dirty"] = problem is not None or current != hashes
-    out["changedFiles"] = sorted(p for p, h in current.items() if hashes.get(p) != h)
-    out["removedFiles"] = sorted(p for p in hashes if p not in current)
+    out["changedFiles"] = sorted(k[0] for k, h in current.items() if hashes.get(k) != h)
+    out["removedFiles"] = sorted(k[0] for k in hashes if k not in current)
     dims = (meta or {}).get("vectorDims")
     out["vector"] = {"enabled": embedder is not None or provider_error is not None,
                      "available": bool(vectors) if embedder is not None else False,
@@ -300,7 +312,7 @@ def format_status(status: dict[str, Any]) -> str:
     if status["sourceCounts"]:
         lines.append("By source:")
         for entry in status["sourceCounts"]:
-            total = status["totalFiles"] if entry["source"] == "memory" else "?"
+            total = entry.get("totalFiles", "?")
             lines.append(f"  {entry['source']} · {entry['files']}/{total} files · "
                          f"{entry['chunks']} chunks")
     vec = status["vector"]

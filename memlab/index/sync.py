@@ -18,6 +18,11 @@ workspace:
   first. When it differs from the configuration, ``on_mismatch="pause"`` (what searches use)
   changes nothing and reports the problem -- vector search is paused until
   ``memlab index --force`` -- instead of mixing vectors of two models.
+* session transcripts (``sources`` with ``"sessions"`` and ``experimental.sessionMemory``):
+  the agent's ``workspace/sessions/<agentId>/*.jsonl`` are rendered as OpenClaw renders them
+  (:func:`memlab.sessions.scan_sessions`) and indexed as files of source ``"sessions"``
+  (keyed by ``(path, "sessions")``, chunk lines mapped back to JSONL lines), re-indexed when
+  the transcript hash changes and dropped when the file disappears.
 * one indexer at a time: an exclusive ``flock`` on ``<index>.lock``; a second one fails at
   once with :class:`IndexLocked`.
 """
@@ -25,6 +30,7 @@ workspace:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import errno
 import hashlib
 import json
@@ -55,6 +61,7 @@ __all__ = [
     "SyncReport",
     "identity_problem",
     "index_identity",
+    "scan_sources",
     "sync_index",
 ]
 
@@ -291,6 +298,36 @@ class _Embed:
         return out
 
 
+@dataclass(frozen=True)
+class _SessionEntry(LoadedFile):
+    """A transcript's file entry plus the JSONL line of each rendered line."""
+
+    line_map: tuple[int, ...] = ()
+
+
+def scan_sources(ws: Path, config: MemlabConfig, agent_id: str = "main"
+                 ) -> tuple[list[LoadedFile], list[SkippedFile]]:
+    """The files of the configured sources: memory files, then the agent's transcripts
+    (``workspace/sessions/<agent_id>/``) when ``effective_sources()`` has ``"sessions"``."""
+    ms = config.memory_search
+    sources = ms.effective_sources()
+    loaded: list[LoadedFile] = []
+    skipped: list[SkippedFile] = []
+    if "memory" in sources:
+        memory, skipped_memory = scan_workspace(ws, ms.effective_extra_paths())
+        loaded.extend(memory)
+        skipped.extend(skipped_memory)
+    if "sessions" in sources:
+        from memlab.sessions import scan_sessions
+
+        sessions, skipped_sessions = scan_sessions(ws / "sessions", agent_id)
+        loaded.extend(_SessionEntry(**{f.name: getattr(s.file, f.name)
+                                       for f in dataclasses.fields(LoadedFile)},
+                                    line_map=tuple(s.transcript.line_map)) for s in sessions)
+        skipped.extend(skipped_sessions)
+    return loaded, skipped
+
+
 @dataclass
 class _Prepared:
     file: LoadedFile
@@ -301,6 +338,10 @@ class _Prepared:
 def _prepare(f: LoadedFile, tokens: int, overlap: int, model: str,
              max_bytes: int | None) -> _Prepared:
     chunks = chunk_markdown(f.text, tokens=tokens, overlap=overlap)
+    if isinstance(f, _SessionEntry):
+        from memlab.sessions import remap_chunk_lines
+
+        chunks = remap_chunk_lines(chunks, f.line_map)
     if max_bytes:
         chunks = split_for_provider(chunks, max_bytes)
     rows = [ChunkRow(chunk_id(f.source, f.path, c.start_line, c.end_line, c.hash, model),
@@ -334,7 +375,8 @@ def sync_index(store: IndexStore, workspace: str | Path,
                config: MemlabConfig | dict | str | Path | None = None,
                embedder: EmbeddingProvider | None = None, *, force: bool = False,
                on_mismatch: Literal["rebuild", "pause"] = "rebuild", progress: bool = False,
-               embed_batch: int = EMBED_BATCH, lock: bool = True) -> SyncReport:
+               embed_batch: int = EMBED_BATCH, lock: bool = True,
+               agent_id: str = "main") -> SyncReport:
     """Bring ``store`` up to date with ``workspace`` (see the module docstring).
 
     ``embedder`` is the provider the config names (``None`` for ``provider: "none"``); a
@@ -343,6 +385,7 @@ def sync_index(store: IndexStore, workspace: str | Path,
     decides what an identity change does: ``"rebuild"`` (``memlab index``, like
     ``openclaw memory index``) or ``"pause"`` (searches: nothing is written and the report's
     ``mode`` is ``"paused"``). ``progress`` shows a progress bar over files on stderr.
+    ``agent_id`` names the agent whose transcripts are indexed when sessions are a source.
 
     Raises :class:`IndexLocked` when another indexer is running, ``FileNotFoundError`` for a
     missing workspace, ``ValueError`` when the config names a provider but ``embedder`` is
@@ -362,7 +405,7 @@ def sync_index(store: IndexStore, workspace: str | Path,
     ws = Path(os.path.abspath(os.path.expanduser(os.fspath(workspace))))
     guard = IndexLock(store.path) if lock else contextlib.nullcontext()
     with guard:
-        loaded, skipped = scan_workspace(ws, ms.effective_extra_paths())
+        loaded, skipped = scan_sources(ws, cfg, agent_id)
         expected = index_identity(cfg, embedder, ws)
         meta = store.read_meta()
         has_chunks = store.has_chunks()
@@ -456,10 +499,11 @@ def _full(store: IndexStore, loaded: list[LoadedFile], report: SyncReport, embed
 def _incremental(store: IndexStore, loaded: list[LoadedFile], report: SyncReport,
                  embed: _Embed, tokens: int, overlap: int, max_bytes: int | None, model: str,
                  progress: bool, embed_batch: int) -> None:
-    existing = store.source_hashes("memory")
-    changed = [f for f in loaded if existing.get(f.path) != f.hash]
-    active = {f.path for f in loaded}
-    stale = [p for p in existing if p not in active]
+    existing = {(path, source): h for source in ("memory", "sessions")
+                for path, h in store.source_hashes(source).items()}
+    changed = [f for f in loaded if existing.get((f.path, f.source)) != f.hash]
+    active = {(f.path, f.source) for f in loaded}
+    stale = [key for key in existing if key not in active]
     report.unchanged = len(loaded) - len(changed)
     bar = _progress(len(loaded), progress and bool(changed or stale), "Indexing memory files")
     try:
@@ -475,7 +519,7 @@ def _incremental(store: IndexStore, loaded: list[LoadedFile], report: SyncReport
                 bar.update(1)
     finally:
         bar.close()
-    for path in stale:
+    for path, source in stale:
         with store.write():
-            store.delete_file(path, "memory")
+            store.delete_file(path, source)
         report.deleted += 1
