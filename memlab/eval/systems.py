@@ -84,9 +84,15 @@ def run_system(dataset: Any, config: MemlabConfig, *, depth: int = 10,
         embedder = store[key]
     corpus = getattr(dataset, "corpus", None)
     if corpus is None:
+        # as MemorySearch (and OpenClaw) chunk: with a provider, chunks over its input cap
+        # (min(maxInputTokens, 8000) UTF-8 bytes) are split
+        max_bytes = (min(getattr(embedder, "max_input_tokens", 8192), 8000)
+                     if embedder is not None else None)
         corpus = load_workspace(dataset.workspace, ms.effective_extra_paths(),
                                 tokens=ms.chunking.tokens, overlap=ms.resolved_overlap(),
-                                sources=ms.effective_sources())
+                                sources=ms.effective_sources(),
+                                model=embedder.model if embedder is not None else "fts-only",
+                                max_input_bytes=max_bytes)
     kwargs = {} if production else {"max_results": depth, "min_score": 0.0}
     pipe = openclaw_pipeline(corpus, config, embedder, **kwargs)
     queries = dataset.queries
