@@ -25,7 +25,7 @@ from urllib.parse import urlparse
 
 from memlab.embed.base import register_provider
 from memlab.embed.http import BearerEmbedder
-from memlab.embed.openai_compatible import validate_dimensions
+from memlab.embed.openai_compatible import embeddings_body, validate_dimensions
 
 
 @register_provider
@@ -71,14 +71,7 @@ class OpenAIProvider(BearerEmbedder):
         return headers
 
     def _body(self, texts: list[str], kind: str) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": self.model, "input": texts}
-        if self.output_dimensionality is not None:
-            body["dimensions"] = self.output_dimensionality
-        input_type = (self.query_input_type if kind == "query" else self.document_input_type
-                      ) or self.input_type
-        if input_type:
-            body["input_type"] = input_type
-        return body
+        return embeddings_body(self, texts, kind)
 
     def key_settings(self) -> dict[str, Any]:
         data: dict[str, Any] = {"base_url": self.base_url}

@@ -180,14 +180,7 @@ class OpenAICompatibleProvider(OpenAIShapedEmbedder):
     # -- wire format ------------------------------------------------------------------------
 
     def _body(self, texts: list[str], kind: str) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": self.model, "input": texts}
-        if self.output_dimensionality is not None:
-            body["dimensions"] = self.output_dimensionality
-        input_type = (self.query_input_type if kind == "query" else self.document_input_type
-                      ) or self.input_type
-        if input_type:
-            body["input_type"] = input_type
-        return body
+        return embeddings_body(self, texts, kind)
 
     def _embed_request(self, texts: list[str], kind: str, timeout: float) -> Any:
         rows = super()._embed_request(texts, kind, timeout)
@@ -197,3 +190,17 @@ class OpenAICompatibleProvider(OpenAIShapedEmbedder):
                 f"malformed JSON response (vectors are not {self.output_dimensionality}-"
                 "dimensional)", retryable=False)
         return rows
+
+
+def embeddings_body(provider: Any, texts: list[str], kind: str) -> dict[str, Any]:
+    """The JSON body of an OpenAI-shaped ``/embeddings`` request (shared with ``openai``):
+    ``dimensions`` when ``output_dimensionality`` is set, and ``input_type`` from the query- or
+    document-side setting, else the shared ``input_type``."""
+    body: dict[str, Any] = {"model": provider.model, "input": texts}
+    if provider.output_dimensionality is not None:
+        body["dimensions"] = provider.output_dimensionality
+    input_type = (provider.query_input_type if kind == "query"
+                  else provider.document_input_type) or provider.input_type
+    if input_type:
+        body["input_type"] = input_type
+    return body
