@@ -60,6 +60,25 @@ def resolve_system(spec: str | Path | Mapping[str, Any] | MemlabConfig) -> tuple
                      f"{', '.join(NAMED_SYSTEMS)}")
 
 
+def dataset_corpus(dataset: Any, config: MemlabConfig, embedder: Any = None) -> Any:
+    """The corpus a config searches on a dataset: a BEIR dataset's own, or the memory
+    workspace chunked as OpenClaw does (with a provider, chunks over its input cap of
+    min(maxInputTokens, 8000) UTF-8 bytes are split; sessions when the config enables them)."""
+    corpus = getattr(dataset, "corpus", None)
+    if corpus is not None:
+        return corpus
+    from memlab.corpus import load_workspace
+
+    ms = config.memory_search
+    max_bytes = (min(getattr(embedder, "max_input_tokens", 8192), 8000)
+                 if embedder is not None else None)
+    return load_workspace(dataset.workspace, ms.effective_extra_paths(),
+                          tokens=ms.chunking.tokens, overlap=ms.resolved_overlap(),
+                          sources=ms.effective_sources(),
+                          model=embedder.model if embedder is not None else "fts-only",
+                          max_input_bytes=max_bytes)
+
+
 def run_system(dataset: Any, config: MemlabConfig, *, depth: int = 10,
                production: bool = False, embedders: dict[str, Any] | None = None
                ) -> pd.DataFrame:
@@ -71,7 +90,6 @@ def run_system(dataset: Any, config: MemlabConfig, *, depth: int = 10,
     ``session`` column of the queries applies that requester's transcript visibility
     (``"tree"``) per query, and queries without one see every transcript.
     """
-    from memlab.corpus import load_workspace
     from memlab.openclaw import make_embedder, openclaw_pipeline
 
     ms = config.memory_search
@@ -82,17 +100,7 @@ def run_system(dataset: Any, config: MemlabConfig, *, depth: int = 10,
         if key not in store:
             store[key] = make_embedder(config)
         embedder = store[key]
-    corpus = getattr(dataset, "corpus", None)
-    if corpus is None:
-        # as MemorySearch (and OpenClaw) chunk: with a provider, chunks over its input cap
-        # (min(maxInputTokens, 8000) UTF-8 bytes) are split
-        max_bytes = (min(getattr(embedder, "max_input_tokens", 8192), 8000)
-                     if embedder is not None else None)
-        corpus = load_workspace(dataset.workspace, ms.effective_extra_paths(),
-                                tokens=ms.chunking.tokens, overlap=ms.resolved_overlap(),
-                                sources=ms.effective_sources(),
-                                model=embedder.model if embedder is not None else "fts-only",
-                                max_input_bytes=max_bytes)
+    corpus = dataset_corpus(dataset, config, embedder)
     kwargs = {} if production else {"max_results": depth, "min_score": 0.0}
     pipe = openclaw_pipeline(corpus, config, embedder, **kwargs)
     queries = dataset.queries

@@ -443,14 +443,11 @@ class SweepEngine:
         return self._embedder
 
     def corpus(self, cfg: MemlabConfig):
-        corpus = getattr(self.dataset, "corpus", None)
-        if corpus is not None:
-            return corpus
-        from memlab.corpus import load_workspace
+        from memlab.eval.systems import dataset_corpus
 
-        ms = cfg.memory_search
-        return load_workspace(self.dataset.workspace, ms.effective_extra_paths(),
-                              tokens=ms.chunking.tokens, overlap=ms.resolved_overlap())
+        embedder = (self.embedder(cfg) if cfg.memory_search.resolved_provider() != "none"
+                    else None)
+        return dataset_corpus(self.dataset, cfg, embedder)
 
     def legs(self, cfg: MemlabConfig) -> _LegData:
         """Both legs at depth 200 for ``cfg``'s leg settings (computed once per leg key)."""
