@@ -450,6 +450,10 @@ class MemorySearch:
     visibility: str | None = None
     agent_id: str = "main"
 
+    def _pipeline_options(self) -> dict[str, Any]:
+        """Extra keyword arguments for :func:`openclaw_pipeline` (subclasses add a store)."""
+        return self._session_options()
+
     def _session_options(self) -> dict[str, Any]:
         return {"session": self.session, "session_tree": self.session_tree,
                 "visibility": self.visibility, "agent_id": self.agent_id}
@@ -469,7 +473,7 @@ class MemorySearch:
         if pipe is None:
             pipe = openclaw_pipeline(self.corpus, self.config, self.embedder,
                                      max_results=max_results, min_score=min_score,
-                                     **self._session_options())
+                                     **self._pipeline_options())
             self._pipes[key] = pipe
         for stage in pipe.stages:
             if isinstance(stage, TemporalDecay):

@@ -34,7 +34,6 @@ from memlab.index.sync import (
 )
 from memlab.openclaw import DEFAULT_CONFIG, MemorySearch, default_cache_path, make_embedder
 from memlab.pipeline import Sequence
-from memlab.stages.decay import TemporalDecay
 from memlab.workspace import MemlabWarning
 
 __all__ = ["IndexedMemorySearch", "format_status", "index_status", "resolve_index_path"]
@@ -123,22 +122,9 @@ class IndexedMemorySearch(MemorySearch):
         self.corpus.skipped = list(skipped)
         self._pipes: dict[tuple, Sequence] = {}
 
-    def pipeline(self, max_results: int | None = None, min_score: float | None = None,
-                 now: object = None) -> Sequence:
-        """The stage pipeline over the index (legs cached across calls)."""
-        from memlab.openclaw import openclaw_pipeline
-
-        key = (max_results, min_score)
-        pipe = self._pipes.get(key)
-        if pipe is None:
-            pipe = openclaw_pipeline(self.corpus, self.config, self.embedder,
-                                     max_results=max_results, min_score=min_score,
-                                     store=self.store, **self._session_options())
-            self._pipes[key] = pipe
-        for stage in pipe.stages:
-            if isinstance(stage, TemporalDecay):
-                stage.set_params(now=now)
-        return pipe
+    def _pipeline_options(self) -> dict[str, Any]:
+        # the same pipeline as MemorySearch, over the index's FTS5 table and stored vectors
+        return {**super()._pipeline_options(), "store": self.store}
 
     def _check(self) -> None:
         if self.paused:
