@@ -1,10 +1,10 @@
 """memlab's command line: thin argument parsing over the library's verbs.
 
-    memlab search WORKSPACE QUERY [--config FILE] [--max-results N] [--min-score X]
-                  [--now ISO] [--json] [--index FILE | --no-index]
+    memlab search WORKSPACE QUERY [--config FILE] [--agent ID] [--max-results N]
+                  [--min-score X] [--now ISO] [--json] [--index FILE | --no-index]
                   [--session SESSION] [--visibility self|tree|agent|all] [--sessions-store FILE]
-    memlab index WORKSPACE [--config FILE] [--force] [--index FILE]
-    memlab status WORKSPACE [--config FILE] [--deep] [--json] [--index FILE]
+    memlab index WORKSPACE [--config FILE] [--agent ID] [--force] [--index FILE]
+    memlab status WORKSPACE [--config FILE] [--agent ID] [--deep] [--json] [--index FILE]
     memlab demo [DATASET]
     memlab serve-embeddings [--model PATH_OR_ALIAS] [--host 127.0.0.1] [--port N]
     memlab bench-providers DATASET --provider SPEC [--provider SPEC ...]
@@ -23,7 +23,7 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
-from memlab.config import ConfigError
+from memlab.config import ConfigError, MemlabConfig, default_agent_id, load_config
 from memlab.embed.base import ProviderUnavailable
 from memlab.index.errors import IndexLocked, IndexPaused, IndexUnavailable
 
@@ -32,15 +32,16 @@ def _search(args: argparse.Namespace) -> int:
     from memlab.openclaw import MemorySearch
     from memlab.workspace import MemlabWarning
 
+    cfg, agent = _agent_config(args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", MemlabWarning)  # reported once below instead
         if args.no_index:
-            ms = MemorySearch(args.workspace, args.config, **_session_args(args))
+            ms = MemorySearch(args.workspace, cfg, agent_id=agent, **_session_args(args))
         else:
             from memlab.index.search import IndexedMemorySearch
 
-            ms = IndexedMemorySearch(args.workspace, args.config, index_path=args.index,
-                                     **_session_args(args))
+            ms = IndexedMemorySearch(args.workspace, cfg, index_path=args.index,
+                                     agent_id=agent, **_session_args(args))
     for skipped in ms.corpus.skipped:
         print(f"memlab: skipped {skipped.path}: {skipped.reason}", file=sys.stderr)
     for w in caught:
@@ -53,6 +54,16 @@ def _search(args: argparse.Namespace) -> int:
         return 0
     print(format_results(payload["results"]))
     return 0
+
+
+def _agent_config(args: argparse.Namespace) -> tuple[MemlabConfig, str]:
+    """The config as the agent sees it (its ``agents.list[]`` override merged) and the agent
+    id: ``--agent``, else the entry whose workspace is WORKSPACE, else the default agent."""
+    from memlab.openclaw import DEFAULT_CONFIG
+
+    source = args.config if args.config is not None else DEFAULT_CONFIG
+    agent = args.agent or default_agent_id(source, args.workspace)
+    return load_config(source, agent_id=agent), agent
 
 
 def _session_args(args: argparse.Namespace) -> dict:
@@ -75,14 +86,13 @@ def format_results(results: list[dict]) -> str:
 
 
 def _index(args: argparse.Namespace) -> int:
-    from memlab.config import load_config
     from memlab.index.search import resolve_index_path
     from memlab.index.store import IndexStore
     from memlab.index.sync import sync_index
-    from memlab.openclaw import DEFAULT_CONFIG, make_embedder
+    from memlab.openclaw import make_embedder
     from memlab.workspace import MemlabWarning
 
-    cfg = load_config(args.config if args.config is not None else DEFAULT_CONFIG)
+    cfg, agent = _agent_config(args)
     ms = cfg.memory_search
     if not Path(args.workspace).expanduser().is_dir():
         raise FileNotFoundError(f"memory workspace not found: {args.workspace}")
@@ -93,7 +103,7 @@ def _index(args: argparse.Namespace) -> int:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MemlabWarning)  # reported once below instead
             report = sync_index(store, args.workspace, cfg, embedder, force=args.force,
-                                on_mismatch="rebuild", progress=True)
+                                on_mismatch="rebuild", progress=True, agent_id=agent)
         counts = store.counts()
     finally:
         store.close()
@@ -115,7 +125,9 @@ def _index(args: argparse.Namespace) -> int:
 def _status(args: argparse.Namespace) -> int:
     from memlab.index.search import format_status, index_status
 
-    status = index_status(args.workspace, args.config, index_path=args.index, deep=args.deep)
+    cfg, agent = _agent_config(args)
+    status = index_status(args.workspace, cfg, index_path=args.index, deep=args.deep,
+                          agent_id=agent)
     if args.json:
         print(json.dumps(status, ensure_ascii=False, indent=2))
     else:
@@ -164,6 +176,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("query", help="the search query")
     p.add_argument("--config", help="OpenClaw config (JSON5): a whole config, "
                    "{memorySearch: ...} or a bare memorySearch object")
+    p.add_argument("--agent", metavar="ID", help="the agent (as in `openclaw memory ... "
+                   "--agent`): its agents.list[] memorySearch applies and its transcripts "
+                   "(WORKSPACE/sessions/ID/) are searched; default: the agents.list entry "
+                   "whose workspace is WORKSPACE, else the default agent, else main")
     p.add_argument("--max-results", type=int, help="override query.maxResults")
     p.add_argument("--min-score", type=float, help="override query.minScore")
     p.add_argument("--now", help="reference time for temporal decay (ISO-8601; default: now)")
@@ -180,13 +196,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--visibility", choices=["self", "tree", "agent", "all"],
                    help="tools.sessions.visibility for --session (default: tree)")
     p.add_argument("--sessions-store", metavar="FILE", help="the session tree: a sessions.json "
-                   "(default: WORKSPACE/sessions/main/sessions.json)")
+                   "(default: WORKSPACE/sessions/<agent>/sessions.json)")
     p.set_defaults(func=_search)
 
     i = sub.add_parser("index", help="index a workspace like `openclaw memory index` "
                        "(incremental; --force rebuilds)")
     i.add_argument("workspace", help="agent workspace folder (holds MEMORY.md and memory/)")
     i.add_argument("--config", help="OpenClaw config (JSON5)")
+    i.add_argument("--agent", metavar="ID", help="the agent (see `memlab search --help`)")
     i.add_argument("--force", action="store_true", help="rebuild everything (the embedding "
                    "cache is kept: unchanged text is not re-embedded)")
     i.add_argument("--index", metavar="FILE", help="index file (see `memlab search --help`)")
@@ -195,6 +212,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("status", help="show the index state like `openclaw memory status`")
     s.add_argument("workspace", help="agent workspace folder (holds MEMORY.md and memory/)")
     s.add_argument("--config", help="OpenClaw config (JSON5)")
+    s.add_argument("--agent", metavar="ID", help="the agent (see `memlab search --help`)")
     s.add_argument("--deep", action="store_true", help="probe the provider with a live "
                    "embedding")
     s.add_argument("--json", action="store_true", help="print the status as JSON")

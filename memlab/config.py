@@ -98,6 +98,7 @@ __all__ = [
     "TemporalDecayConfig",
     "TokenizerOptions",
     "VectorStoreConfig",
+    "default_agent_id",
     "dump_config",
     "load_config",
     "merge_memory_search",
@@ -1024,6 +1025,43 @@ def normalize_agent_id(value: str | None) -> str:
     return cleaned or _DEFAULT_AGENT_ID
 
 
+def default_agent_id(source: str | Path | Mapping[str, Any] | MemlabConfig | None = None,
+                     workspace: str | Path | None = None) -> str:
+    """The agent a command acts for when no ``--agent`` is given.
+
+    In a whole OpenClaw config: the ``agents.list[]`` entry whose ``workspace`` is
+    ``workspace`` (paths compared resolved), else OpenClaw's default agent (``default: true``,
+    else the first entry); otherwise ``"main"``. The agent picks its ``memorySearch``
+    override and the transcripts searched (``sessions/<agentId>/``).
+
+    >>> default_agent_id({"agents": {"list": [{"id": "Ops"}, {"id": "x", "default": True}]}})
+    'x'
+    >>> default_agent_id({"provider": "none"})
+    'main'
+    """
+    if source is None or isinstance(source, MemlabConfig):
+        return _DEFAULT_AGENT_ID
+    raw, _name = _read_source(source)
+    agents = raw.get("agents") if isinstance(raw, dict) else None
+    entries = agents.get("list") if isinstance(agents, dict) else None
+    if not isinstance(entries, list):
+        return _DEFAULT_AGENT_ID
+    entries = [e for e in entries if isinstance(e, dict)]
+
+    def ident(entry: dict[str, Any]) -> str:
+        value = entry.get("id")
+        return normalize_agent_id(value.strip() if isinstance(value, str) else None)
+
+    if workspace is not None:
+        here = Path(workspace).expanduser().resolve()
+        for entry in entries:
+            where = entry.get("workspace")
+            if isinstance(where, str) and Path(where).expanduser().resolve() == here:
+                return ident(entry)
+    chosen = next((e for e in entries if e.get("default")), entries[0] if entries else None)
+    return ident(chosen) if chosen is not None else _DEFAULT_AGENT_ID
+
+
 _TRIM_OR_KEYS = ("inputType", "queryInputType", "documentInputType")
 
 
@@ -1073,7 +1111,8 @@ def load_config(source: str | Path | Mapping[str, Any] | MemlabConfig | None = N
     In a whole OpenClaw config, ``agent_id`` picks the agent whose ``agents.list[]`` entry
     overrides ``agents.defaults.memorySearch`` (:func:`merge_memory_search`); ``None`` means
     OpenClaw's default agent (the entry with ``default: true``, else the first, else
-    ``"main"``). Every ``memorySearch`` block in the file is validated, as OpenClaw does.
+    ``"main"``); :func:`default_agent_id` names it. A bare ``memorySearch`` block applies to
+    every agent. Every ``memorySearch`` block in the file is validated, as OpenClaw does.
 
     Raises :class:`ConfigError` for syntax errors, unknown agents, schema violations and the
     errors OpenClaw raises while resolving the config (multimodal with a fallback provider).
@@ -1093,9 +1132,7 @@ def load_config(source: str | Path | Mapping[str, Any] | MemlabConfig | None = N
     if whole:
         ms_raw, ms_prefix = _from_openclaw(raw, agent_id, issues, name)
     else:
-        if agent_id is not None:
-            raise ConfigError("agent_id only applies to a whole OpenClaw config (with "
-                              "agents.defaults / agents.list)", source=name)
+        # a bare memorySearch block applies to every agent: agent_id selects nothing here
         if "memorySearch" in keys:
             for extra in sorted(keys - {"memorySearch", "memlab", "$schema"}):
                 issues.append(ConfigIssue(extra, f"unknown top-level key {extra!r}; a "

@@ -78,10 +78,25 @@ SUITES: dict[str, tuple[str, dict[str, Any]]] = {
         "mmr": {"enabled": True}, "temporalDecay": {"enabled": True}}}}),
     "none+decay": ("provider none + decay (not in the default run)",
                    {"provider": "none", "query": {"hybrid": {"temporalDecay": {"enabled": True}}}}),
+    "sessions": ("hybrid + session transcripts", {
+        "sources": ["memory", "sessions"], "experimental": {"sessionMemory": True}}),
+    "sessions+decay": ("hybrid + sessions + MMR + decay", {
+        "sources": ["memory", "sessions"], "experimental": {"sessionMemory": True},
+        "query": {"hybrid": {"mmr": {"enabled": True}, "temporalDecay": {"enabled": True}}}}),
+    "sessions-fts": ("provider none + sessions + decay (not in the default run)", {
+        "provider": "none", "sources": ["memory", "sessions"],
+        "experimental": {"sessionMemory": True},
+        "query": {"hybrid": {"temporalDecay": {"enabled": True}}}}),
 }
-DEFAULT_SUITES = ("none", "vector", "hybrid", "mmr", "decay", "mmr+decay")
+DEFAULT_SUITES = ("none", "vector", "hybrid", "mmr", "decay", "mmr+decay", "sessions",
+                  "sessions+decay")
 #: Suites whose results depend on the keyword leg.
-KEYWORD_SUITES = {"none", "hybrid", "mmr", "decay", "mmr+decay", "none+decay"}
+KEYWORD_SUITES = {"none", "hybrid", "mmr", "decay", "mmr+decay", "none+decay", "sessions",
+                  "sessions+decay", "sessions-fts"}
+#: Where a staged workspace keeps its transcripts for memlab (``sessions/<agent>/``, memlab's
+#: dataset layout). OpenClaw reads them from ``$HOME/.openclaw/agents/<agent>/sessions/`` and
+#: gets a copy of the workspace without this folder, as in production.
+SESSIONS_DIR = "sessions"
 
 
 class SetupError(RuntimeError):
@@ -545,6 +560,34 @@ def stage_workspaces(names: Sequence[str], dest: Path, now_ms: int) -> dict[str,
     return out
 
 
+def stage_openclaw_workspaces(workspaces: dict[str, Path], dest: Path) -> dict[str, Path]:
+    """OpenClaw's copies of the staged workspaces: the same files and mtimes without the
+    transcripts folder (OpenClaw reads transcripts from its state dir, see
+    :func:`install_transcripts`; a workspace never holds them in production, and the decay
+    stage stats ``workspace/<hit path>``, so a copy left here would change session decay)."""
+    out = {}
+    for name, src in workspaces.items():
+        target = dest / name
+        shutil.copytree(src, target, symlinks=True,
+                        ignore=lambda d, names, root=src: [SESSIONS_DIR]
+                        if Path(d) == root and SESSIONS_DIR in names else [])
+        out[name] = target
+    return out
+
+
+def install_transcripts(workspaces: dict[str, Path], home: Path) -> int:
+    """Copy ``workspace/sessions/<agent>/*`` to ``$HOME/.openclaw/agents/<agent>/sessions/``
+    (mtimes kept); returns the number of files copied."""
+    n = 0
+    for name, src in workspaces.items():
+        folder = src / SESSIONS_DIR / name
+        if folder.is_dir():
+            target = home / ".openclaw" / "agents" / name / "sessions"
+            shutil.copytree(folder, target, dirs_exist_ok=True)
+            n += sum(1 for p in folder.iterdir() if p.is_file())
+    return n
+
+
 def openclaw_env(install: Install, home: Path, now: str) -> dict[str, str]:
     env = {
         "PATH": f"{install.node.parent}{os.pathsep}/usr/local/bin:/usr/bin:/bin",
@@ -600,13 +643,15 @@ def run_openclaw_cli(install: Install, home: Path, now: str, agent: str, query: 
 
 
 def openclaw_chunks(home: Path, agent: str) -> list[tuple[str, int, int, str]]:
+    """``(path, start_line, end_line, hash)`` of every chunk OpenClaw indexed (memory files and
+    session transcripts; paths are unique across sources)."""
     db = home / ".openclaw" / "agents" / agent / "agent" / "openclaw-agent.sqlite"
     if not db.is_file():
         raise SetupError(f"OpenClaw made no index at {db}")
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
         rows = con.execute("SELECT path, start_line, end_line, hash FROM memory_index_chunks "
-                           "WHERE source = 'memory'").fetchall()
+                           "WHERE source IN ('memory', 'sessions')").fetchall()
     finally:
         con.close()
     return [(str(p), int(s), int(e), str(h)) for p, s, e, h in rows]
@@ -671,13 +716,15 @@ def memlab_search(workspace: Path, query: str, config: Path, now: str,
 def memlab_chunks(workspace: Path, config: Path) -> list[tuple[str, int, int, str]]:
     import warnings
 
+    from memlab.config import default_agent_id, load_config
     from memlab.openclaw import MemorySearch
 
+    agent = default_agent_id(str(config), workspace)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ms = MemorySearch(workspace, str(config))
+        ms = MemorySearch(workspace, load_config(str(config), agent_id=agent), agent_id=agent)
     df = ms.corpus.chunks
-    df = df[df["source"] == "memory"]
+    df = df[df["source"].isin(["memory", "sessions"])]
     return [(str(p), int(s), int(e), str(h)) for p, s, e, h in
             df[["path", "start_line", "end_line", "hash"]].itertuples(index=False)]
 
@@ -713,7 +760,8 @@ def _last_line(text: str) -> str:
 def run_suite(name: str, install: Install, workspaces: dict[str, Path],
               queries: dict[str, list[str]], scratch: Path, base_url: str, model: str,
               now: str, keyword: str, tol: float, cli_check: int, use_subprocess: bool,
-              features: dict[str, bool]) -> SuiteResult:
+              features: dict[str, bool],
+              openclaw_workspaces: dict[str, Path] | None = None) -> SuiteResult:
     desc, _ = SUITES[name]
     ms = suite_memory_search(name, base_url, model)
     hybrid = ms.get("query", {}).get("hybrid", {}).get("enabled", True)
@@ -722,12 +770,14 @@ def run_suite(name: str, install: Install, workspaces: dict[str, Path],
     slug = name.replace("+", "-")
     home = scratch / f"home-{slug}"
     (home / ".openclaw").mkdir(parents=True, exist_ok=True)
-    oc_cfg = openclaw_config(ms, workspaces)
+    oc_cfg = openclaw_config(ms, openclaw_workspaces or workspaces)
     (home / ".openclaw" / "openclaw.json").write_text(json.dumps(oc_cfg, indent=2),
                                                      encoding="utf-8")
+    install_transcripts(workspaces, home)
     ml_cfg_path = scratch / f"memlab-{slug}.json"
     ml_cfg_path.write_text(json.dumps(memlab_config(
-        oc_cfg, keyword, scratch / "memlab-embeddings.sqlite"), indent=2), encoding="utf-8")
+        openclaw_config(ms, workspaces), keyword, scratch / "memlab-embeddings.sqlite"),
+        indent=2), encoding="utf-8")
     # OpenClaw: memory index --force, then memory search per query
     t0 = time.monotonic()
     batch = run_openclaw_batch(install, home, now, {w: queries[w] for w in workspaces})
@@ -866,6 +916,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         now_ms = iso_to_ms(args.now)
         try:
             workspaces = stage_workspaces(ws_names, scratch / "workspaces", now_ms)
+            oc_workspaces = stage_openclaw_workspaces(workspaces,
+                                                      scratch / "openclaw-workspaces")
         except (SetupError, OSError) as exc:
             print(f"parity: {exc}", file=sys.stderr)
             return 2
@@ -893,7 +945,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 res = run_suite(name, install, workspaces, queries, scratch, server.base_url,
                                 MODEL, args.now, keyword, args.tol,
                                 args.cli_check if checked else 0, args.memlab_subprocess,
-                                features)
+                                features, oc_workspaces)
             except (SetupError, subprocess.TimeoutExpired) as exc:
                 res = SuiteResult(name, SUITES[name][0], "?", keyword, error=str(exc))
             if why and name in KEYWORD_SUITES:

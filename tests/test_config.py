@@ -293,8 +293,8 @@ def test_wrapper_and_bare_shapes() -> None:
         load_config({"memorySearch": {}, "extra": 1})
     with pytest.raises(ConfigError, match="memorySearch: expected an object"):
         load_config({"memorySearch": None})
-    with pytest.raises(ConfigError, match="agent_id only applies"):
-        load_config({"provider": "none"}, agent_id="main")
+    # a bare block applies to every agent (the CLI's --agent then only picks transcripts)
+    assert load_config({"provider": "none"}, agent_id="main").memory_search.provider == "none"
 
 
 def test_caller_dict_not_mutated() -> None:
@@ -680,3 +680,19 @@ def test_with_overrides() -> None:
     assert base.memory_search.query.max_results == 6  # unchanged
     with pytest.raises(ConfigError, match="memorySearch.query.minScore: must be between 0 and 1"):
         base.with_overrides({"query.minScore": 3})
+
+
+def test_default_agent_id_follows_workspace_then_default(tmp_path) -> None:
+    from memlab.config import default_agent_id, load_config
+
+    cfg = {"agents": {"defaults": {"memorySearch": {"provider": "none"}},
+                      "list": [{"id": "Main", "default": True},
+                               {"id": "ops", "workspace": str(tmp_path / "ops"),
+                                "memorySearch": {"query": {"maxResults": 3}}}]}}
+    assert default_agent_id(cfg) == "main"
+    assert default_agent_id(cfg, tmp_path / "ops") == "ops"
+    assert default_agent_id(cfg, tmp_path / "other") == "main"
+    assert default_agent_id(None) == default_agent_id({"provider": "none"}) == "main"
+    assert load_config(cfg, agent_id="ops").memory_search.query.max_results == 3
+    # a bare memorySearch block applies to every agent
+    assert load_config({"provider": "none"}, agent_id="ops").memory_search.provider == "none"

@@ -233,3 +233,21 @@ def test_tie_cut_by_max_results() -> None:
     assert run.compare_results(OPENCLAW, worse, limit=4).status == "hits"
     # not cut (fewer hits than the limit): a different member is a real difference
     assert run.compare_results(OPENCLAW, other, limit=5).status == "hits"
+
+
+def test_staging_moves_transcripts_out_of_openclaws_workspace(tmp_path: Path) -> None:
+    """memlab reads transcripts from workspace/sessions/<agent>/; OpenClaw from its state dir,
+    with a workspace copy that has no sessions/ folder (as in production)."""
+    staged = run.stage_workspaces(["chat"], tmp_path / "ws", run.iso_to_ms(run.DEFAULT_NOW))
+    oc = run.stage_openclaw_workspaces(staged, tmp_path / "oc")
+    assert (staged["chat"] / "sessions" / "chat").is_dir()
+    assert not (oc["chat"] / "sessions").exists()
+    assert (oc["chat"] / "MEMORY.md").stat().st_mtime == (staged["chat"] / "MEMORY.md"
+                                                           ).stat().st_mtime
+    home = tmp_path / "home"
+    n = run.install_transcripts(staged, home)
+    copied = sorted(p.name for p in (home / ".openclaw" / "agents" / "chat" / "sessions"
+                                     ).iterdir())
+    assert n == 3 and any(".jsonl.reset." in name for name in copied)
+    ms = run.suite_memory_search("sessions+decay", "http://127.0.0.1:1/v1", "m")
+    assert ms["sources"] == ["memory", "sessions"] and ms["experimental"]["sessionMemory"]

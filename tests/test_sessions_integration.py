@@ -324,3 +324,36 @@ def test_cli_search_session_flags(workspace, tmp_path, capsys, no_index):
     assert main([*base, "--session", "main", "--sessions-store", str(store)]) == 0
     own = {r["path"] for r in json.loads(capsys.readouterr().out)["results"]}
     assert path_of(KHAMDEE) in own
+
+
+def test_cli_agent_picks_transcripts_and_override(tmp_path, capsys) -> None:
+    """`--agent ID` (or the agents.list entry whose workspace is WORKSPACE) selects the agent's
+    transcripts (sessions/<ID>/) and its memorySearch override, as `openclaw ... --agent`."""
+    import json
+
+    from memlab.cli import main
+
+    ws = tmp_path / "ws"
+    (ws / "sessions" / "ops").mkdir(parents=True)
+    (ws / "MEMORY.md").write_text("# Memory\n\nNothing about root vegetables.\n")
+    (ws / "sessions" / "ops" / "s1.jsonl").write_text(json.dumps(
+        {"type": "message", "message": {"role": "user", "content": "plant turnips in March"}})
+        + "\n")
+    cfg = tmp_path / "openclaw.json"
+    cfg.write_text(json.dumps({"agents": {
+        "defaults": {"memorySearch": {"provider": "none", "sources": ["memory", "sessions"],
+                                      "experimental": {"sessionMemory": True}}},
+        "list": [{"id": "main", "default": True},
+                 {"id": "ops", "workspace": str(ws)}]}}))
+    paths = {}
+    for extra in ([], ["--agent", "ops"], ["--agent", "main"]):
+        code = main(["search", str(ws), "turnips March", "--json", "--config", str(cfg),
+                     "--index", str(tmp_path / f"i{len(extra)}{''.join(extra)}.sqlite"),
+                     *extra])
+        assert code == 0
+        paths[tuple(extra)] = [r["path"] for r in json.loads(capsys.readouterr().out)[
+            "results"]]
+    assert paths[()] == paths[("--agent", "ops")] == ["sessions/ops/s1.jsonl"]
+    assert paths[("--agent", "main")] == []
+    assert main(["search", str(ws), "x", "--config", str(cfg), "--agent", "nobody"]) == 2
+    assert "agent 'nobody' is not configured" in capsys.readouterr().err

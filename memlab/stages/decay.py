@@ -4,7 +4,9 @@
 
 The timestamp of a hit is, in order: the date in a dated memory path (UTC midnight), nothing
 for evergreen memory files (``MEMORY.md`` and undated files under ``memory/``, when the hit's
-source is ``memory``), else the file's mtime read at query time (unreadable: no decay). After
+source is ``memory``), nothing for session transcripts (production keeps them outside the
+workspace, where OpenClaw's stat looks), else the file's mtime read at query time (unreadable:
+no decay). After
 scaling, hits are re-sorted by score (stably, so ties keep their order).
 
 ``now`` comes from the queries' ``now`` column when present, else the stage's ``now``
@@ -93,6 +95,13 @@ class TemporalDecay(Stage):
         if day is not None:
             return datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp() * 1000.0
         if source == "memory" and is_evergreen(path, source, rule=self.rule):
+            return math.nan
+        if source == "sessions":
+            # OpenClaw stats workspace/<hit path> = workspace/sessions/<agent>/<file>, but
+            # production keeps transcripts in ~/.openclaw/agents/<agent>/sessions/, so the
+            # stat fails and session hits never decay (the parity harness's sessions+decay
+            # suite checks it). memlab's dataset layout keeps transcripts at exactly that
+            # workspace path: statting them would decay what production does not.
             return math.nan
         if self.corpus.root is not None:
             try:

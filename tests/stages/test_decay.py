@@ -68,3 +68,26 @@ def test_real_mtime_read_at_query_time(tmp_path, static_leg):
     hits = Fusion(vector=leg).transform(as_queries(["q"]))
     out = TemporalDecay(corpus, now=1_767_225_600_000).transform(hits)  # 2026-01-01
     np.testing.assert_allclose(out["score"], [0.5])
+
+
+def test_session_hits_do_not_decay(tmp_path) -> None:
+    """OpenClaw stats workspace/<path> for a session hit; production keeps transcripts outside
+    the workspace, so they never decay (parity suite sessions+decay) even when memlab's
+    dataset layout has the file at that path."""
+    import os
+
+    from memlab.corpus import Corpus
+
+    path = "sessions/main/abc.jsonl"
+    (tmp_path / "sessions" / "main").mkdir(parents=True)
+    (tmp_path / path).write_text("{}\n")
+    os.utime(tmp_path / path, (0, 0))  # 1970: would decay to ~0
+    (tmp_path / "notes.md").write_text("x\n")
+    os.utime(tmp_path / "notes.md", (0, 0))
+    chunks = pd.DataFrame({"chunk_id": ["a", "b"], "path": [path, "notes.md"],
+                           "source": ["sessions", "memory"], "start_line": [1, 1],
+                           "end_line": [1, 1], "text": ["x", "x"], "hash": ["h", "g"]})
+    corpus = Corpus(chunks=chunks, root=tmp_path)
+    hits = pd.DataFrame({"path": [path, "notes.md"], "source": ["sessions", "memory"]})
+    stamps = TemporalDecay(corpus, now="2026-10-01T00:00:00Z").timestamps_ms(hits)
+    assert np.isnan(stamps[0]) and stamps[1] == 0.0
