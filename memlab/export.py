@@ -686,11 +686,14 @@ def overrides_from_results(frame: Any, *, rank: int = 1, metric: str | None = No
     columns = [str(c) for c in frame.columns]
     if not len(frame):
         raise ValueError("the results file has no rows")
+    if dataset is not None and ("/" in dataset or "\\" in dataset):
+        dataset = Path(dataset.rstrip("/\\")).name  # a dataset folder: its name, as sweeps write
     if "dataset" in columns:
         names = sorted({str(v) for v in frame["dataset"].dropna().unique()})
         if dataset is not None and dataset not in names:
             raise ValueError(f"the results are for dataset {', '.join(names) or '?'}, not "
-                             f"{dataset!r}")
+                             f"{dataset!r}: export a results file of {dataset!r}, or drop "
+                             "--dataset")
         if dataset is not None:
             frame = frame[frame["dataset"].astype(str) == dataset]
         elif len(names) > 1:

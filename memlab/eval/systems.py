@@ -44,6 +44,10 @@ NAMED_SYSTEMS: dict[str, dict[str, Any]] = {
 }
 
 
+#: OpenClaw's default chunking (tokens, overlap): BEIR corpora are loaded with it.
+_DEFAULT_CHUNKING = (400, 80)
+
+
 def resolve_system(spec: str | Path | Mapping[str, Any] | MemlabConfig) -> tuple[str, MemlabConfig]:
     """A ``(name, config)`` pair for a built-in name, a config file or a config object."""
     if isinstance(spec, MemlabConfig):
@@ -63,10 +67,30 @@ def resolve_system(spec: str | Path | Mapping[str, Any] | MemlabConfig) -> tuple
 def dataset_corpus(dataset: Any, config: MemlabConfig, embedder: Any = None) -> Any:
     """The corpus a config searches on a dataset: a BEIR dataset's own, or the memory
     workspace chunked as OpenClaw does (with a provider, chunks over its input cap of
-    min(maxInputTokens, 8000) UTF-8 bytes are split; sessions when the config enables them)."""
+    min(maxInputTokens, 8000) UTF-8 bytes are split; sessions when the config enables them).
+
+    A BEIR dataset keeps the corpus it was loaded with while the config's chunking is
+    OpenClaw's default (400 tokens, overlap 80); another chunking (e.g. a sweep's
+    ``chunking.tokens`` axis) re-chunks its documents (:meth:`BeirDataset.rechunk`, memoised
+    on the dataset).
+
+    >>> from memlab.config import load_config
+    >>> from memlab.eval.datasets import load_dataset
+    >>> ds = load_dataset("tests/data/beir-mini", unknown_ids="keep")
+    >>> cfg = load_config({"memorySearch": {"provider": "none", "chunking": {"tokens": 64}}})
+    >>> len(dataset_corpus(ds, cfg)) > len(ds.corpus)
+    True
+    """
     corpus = getattr(dataset, "corpus", None)
     if corpus is not None:
-        return corpus
+        ms = config.memory_search
+        chunking = (int(ms.chunking.tokens), int(ms.resolved_overlap()))
+        if chunking == _DEFAULT_CHUNKING or not hasattr(dataset, "rechunk"):
+            return corpus
+        memo = dataset.__dict__.setdefault("_memlab_rechunked", {})
+        if chunking not in memo:
+            memo[chunking] = dataset.rechunk(tokens=chunking[0], overlap=chunking[1]).corpus
+        return memo[chunking]
     from memlab.corpus import load_workspace
 
     ms = config.memory_search

@@ -3,6 +3,13 @@
     memlab sweep DATASET --grid GRID_FILE [--base CONFIG] [--cv K] [--optuna N_TRIALS]
                  [--backend local|dask[:ADDRESS]] [--n-jobs N] [--metric ndcg@10]
                  [--metrics LIST] [--by-tag] [--top N] [--seed S] [--out results.parquet|.csv]
+                 [--unknown-ids error|drop|keep]
+
+DATASET is a memory dataset folder or a BEIR folder (e.g. ``../shared/datasets/cacm``; its
+qrels name some documents by unpadded ids, so it needs ``--unknown-ids keep`` or ``drop``).
+The backend runs both the corpus embedding (shards of the texts missing from the embedding
+cache) and the grid evaluation. The results table carries a ``dataset`` column, which
+``memlab export --dataset`` checks.
 
 The grid file is JSON5 (or YAML, when PyYAML is installed and the file ends in ``.yaml`` /
 ``.yml``) mapping config key paths to value lists; an optional ``"base"`` entry names a base
@@ -62,7 +69,7 @@ def add_sweep_parser(subparsers: Any) -> argparse.ArgumentParser:
         "sweep", help="evaluate a grid of configurations from cached legs (optionally "
         "cross-validated, or tuned with Optuna)")
     p.add_argument("dataset", help="a memory dataset folder (workspace/, queries.jsonl, "
-                   "qrels.jsonl)")
+                   "qrels.jsonl) or a BEIR folder (corpus.jsonl, queries.jsonl, qrels/)")
     p.add_argument("--grid", required=True, metavar="GRID_FILE",
                    help="JSON5 (or YAML) mapping config key paths to lists of values")
     p.add_argument("--base", metavar="CONFIG", help="base OpenClaw config (JSON5) the grid "
@@ -72,8 +79,8 @@ def add_sweep_parser(subparsers: Any) -> argparse.ArgumentParser:
                    "report the chosen config's out-of-sample score and the gap")
     p.add_argument("--optuna", type=int, metavar="N_TRIALS", help="tune with Optuna TPE "
                    "(N_TRIALS per fold) over the grid's ranges instead of the full grid")
-    p.add_argument("--backend", default="local", help="'local' (joblib), 'dask' (a local "
-                   "cluster) or 'dask:ADDRESS'")
+    p.add_argument("--backend", default="local", help="where corpus embedding and the grid "
+                   "run: 'local' (joblib), 'dask' (a local cluster) or 'dask:ADDRESS'")
     p.add_argument("--n-jobs", type=int, default=1, help="joblib workers for 'local'")
     p.add_argument("--metric", default="ndcg@10", help="metric to rank and tune by")
     p.add_argument("--metrics", default="ndcg@10,recall@10,mrr@10",
@@ -82,14 +89,18 @@ def add_sweep_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--top", type=int, default=10, help="configurations to print (default 10)")
     p.add_argument("--seed", type=int, default=0, help="seed of the folds and of TPE")
     p.add_argument("--out", metavar="FILE", help="write the results table (.parquet or .csv)")
+    p.add_argument("--unknown-ids", choices=["error", "drop", "keep"],
+                   help="BEIR qrels naming unknown documents: fail (default), drop or keep them")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=sweep_command)
     return p
 
 
-def _write(table: pd.DataFrame, out: str) -> None:
+def _write(table: pd.DataFrame, out: str, dataset: str = "") -> None:
     path = Path(out)
     frame = table.copy()
+    if "dataset" not in frame.columns:
+        frame["dataset"] = dataset
     for col in frame.columns:  # mixed-type axis columns (e.g. null/str) -> strings
         if frame[col].dtype == object:
             frame[col] = frame[col].map(lambda v: v if isinstance(v, str) or v is None
@@ -104,7 +115,7 @@ def _write(table: pd.DataFrame, out: str) -> None:
 
 
 def sweep_command(args: argparse.Namespace) -> int:
-    import time
+    """Run ``memlab sweep`` (see the module doc)."""
     import warnings
 
     from memlab.eval.metrics import parse_metric
@@ -123,9 +134,18 @@ def sweep_command(args: argparse.Namespace) -> int:
         warnings.simplefilter("ignore")
         from memlab.eval.datasets import load_dataset
 
-        dataset = load_dataset(args.dataset)
-    engine = SweepEngine(dataset, base, backend=args.backend, n_jobs=args.n_jobs,
-                         progress=not args.no_progress)
+        kwargs = {"unknown_ids": args.unknown_ids} if args.unknown_ids and not (
+            Path(args.dataset) / "workspace").is_dir() else {}
+        dataset = load_dataset(args.dataset, **kwargs)
+    with SweepEngine(dataset, base, backend=args.backend, n_jobs=args.n_jobs,
+                     progress=not args.no_progress) as engine:
+        return _sweep(args, engine, dataset, grid, metric, metrics)
+
+
+def _sweep(args: argparse.Namespace, engine: Any, dataset: Any, grid: dict[str, Any],
+           metric: str, metrics: list[str]) -> int:
+    import time
+
     pd.set_option("display.width", 200)
     start = time.perf_counter()
     if args.optuna is not None:
@@ -139,7 +159,7 @@ def sweep_command(args: argparse.Namespace) -> int:
         print(table.head(args.top).to_string(index=False))
         print(result.summary())
         if args.out:
-            _write(table, args.out)
+            _write(table, args.out, engine.name)
         return 0
     from memlab.tune.sweep import expand_grid
 
@@ -149,10 +169,10 @@ def sweep_command(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - start
     ranked = table.sort_values(metric, ascending=False, kind="stable")
     legs = engine.timings.get("legs", 0.0)
-    print(f"{len(table)} configurations on {engine.judged_mask().sum()} judged queries in "
-          f"{elapsed:.1f}s (legs {legs:.1f}s, grid {elapsed - legs:.1f}s); top {args.top} by "
-          f"{metric}:")
-    shown = [c for c in ranked.columns if "[" not in c]
+    print(f"{len(table)} configurations on {engine.judged_mask().sum()} judged queries of "
+          f"{engine.name or 'the dataset'} in {elapsed:.1f}s (legs {legs:.1f}s, grid "
+          f"{elapsed - legs:.1f}s); top {args.top} by {metric}:")
+    shown = [c for c in ranked.columns if "[" not in c and c != "dataset"]
     print(ranked[shown].head(args.top).to_string(index=False))
     if args.cv:
         from memlab.tune.optimize import tune
@@ -160,5 +180,5 @@ def sweep_command(args: argparse.Namespace) -> int:
         result = tune(dataset, grid, metric=metric, cv=args.cv, seed=args.seed, engine=engine)
         print(result.summary())
     if args.out:
-        _write(ranked, args.out)
+        _write(ranked, args.out, engine.name)
     return 0

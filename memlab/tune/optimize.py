@@ -158,8 +158,10 @@ def tune(dataset: Any, grid: Mapping[str, Sequence[Any]], base: Any = None, *,
     metric = metric.strip().lower()
     parse_metric(metric)
     if engine is None:
-        engine = SweepEngine(dataset, base, embedder, backend=backend, n_jobs=n_jobs,
-                             progress=progress)
+        with SweepEngine(dataset, base, embedder, backend=backend, n_jobs=n_jobs,
+                         progress=progress) as own:
+            return tune(dataset, grid, metric=metric, n_trials=n_trials, cv=cv, seed=seed,
+                        engine=own, continuous=continuous)
     scorer = _Scorer(engine, metric)
     n_judged = int(scorer.judged.sum())
     splits = kfold(n_judged, cv, seed)

@@ -1,7 +1,7 @@
 """Vectorised parameter sweeps over cached legs.
 
 The expensive half of OpenClaw's search (embedding, FAISS, the keyword leg) depends only on the
-corpus, the provider and the keyword settings. :class:`SweepEngine` runs both legs once per
+corpus, the provider and the keyword settings. :class:`SweepEngine` runs each leg once per
 such *leg key* at depth 200 through the real stages, then evaluates every configuration of a
 grid from those cached candidates with numpy:
 
@@ -17,14 +17,39 @@ grid from those cached candidates with numpy:
   matrix computed once per query and ``candidates``;
 * the ``minScore``/``maxResults`` cut (with OpenClaw's keyword relaxation) is a mask.
 
-Metrics are computed with :func:`memlab.eval.metrics.metric_value` on span gains computed
-exactly as :func:`memlab.eval.relevance.span_gains` does, memoised per ranked list (many
+The three modes of :func:`memlab.openclaw.openclaw_pipeline` are grid values like any other
+(axes ``query.hybrid.enabled`` and ``provider``) and can be mixed in one grid:
+
+=============  ===========================  ===============================================
+mode           when                         what the engine evaluates from the cached legs
+=============  ===========================  ===============================================
+``hybrid``     a provider, hybrid enabled   both legs fused, decay, MMR, ``minScore`` cut
+                                            relaxed to keyword hits
+``vector``     ``query.hybrid.enabled:      the vector leg's top ``candidates`` by cosine,
+               false`` (and a provider)     no decay, no MMR, strict ``minScore`` cut
+``fts-only``   ``provider: "none"``         the keyword leg's top ``candidates`` ranked by
+                                            its boosted score, decay, ``minScore`` cut
+                                            relaxed to every score >= 0
+=============  ===========================  ===============================================
+
+Keyword-only configurations search the corpus chunked without a provider (as
+``openclaw_pipeline`` does); the vector leg is computed once per provider and shared by the
+hybrid and vector-only configurations.
+
+Metrics are computed with :func:`memlab.eval.metrics.metric_value` on gains computed exactly
+as :func:`memlab.eval.relevance.span_gains` (memory datasets) or
+:func:`memlab.eval.relevance.doc_gains` (BEIR collections) do, memoised per ranked list (many
 configurations return the same list for a query). A result row equals a full
 :func:`memlab.openclaw.openclaw_pipeline` run of that configuration (``tests/tune``).
 
+The corpus is embedded once, through the embedding cache, in shards run on the chosen
+backend (:func:`memlab.tune.backend.embed_corpus`); the grid never re-embeds.
+
 >>> from memlab.tune import sweep  # doctest: +SKIP
->>> grid = {"query.hybrid.vectorWeight": [0.3, 0.7], "query.hybrid.mmr.enabled": [False, True]}
+>>> grid = {"query.hybrid.vectorWeight": [0.3, 0.7], "query.hybrid.mmr.enabled": [False, True],
+...         "provider": ["local", "none"]}
 >>> table = sweep("datasets/sample-memory", grid)  # doctest: +SKIP
+>>> table[["mode", "query.hybrid.vectorWeight", "ndcg@10"]]  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -46,8 +71,8 @@ from memlab.stages.decay import DAY_MS, TemporalDecay, decay_multiplier, to_epoc
 from memlab.stages.fusion import _normalise, _top, _union
 from memlab.stages.mmr import MMR, jaccard_matrix
 
-__all__ = ["ALLOWED_AXES", "INNER_AXES", "OUTER_AXES", "SweepEngine", "SweepError",
-           "expand_grid", "normalize_axis", "sweep"]
+__all__ = ["ALLOWED_AXES", "INNER_AXES", "MODES", "OUTER_AXES", "SweepEngine", "SweepError",
+           "config_mode", "expand_grid", "normalize_axis", "sweep"]
 
 #: Axes evaluated from cached legs (no retrieval re-run).
 INNER_AXES = (
@@ -55,7 +80,7 @@ INNER_AXES = (
     "query.hybrid.mmr.enabled", "query.hybrid.mmr.lambda",
     "query.hybrid.temporalDecay.enabled", "query.hybrid.temporalDecay.halfLifeDays",
     "query.minScore", "query.maxResults", "memlab.fusion.method", "memlab.fusion.rrfK",
-    "memlab.decayRule",
+    "memlab.decayRule", "query.hybrid.enabled",
 )
 #: Axes that change the legs (looped over; each distinct value set runs the legs once).
 OUTER_AXES = (
@@ -63,10 +88,13 @@ OUTER_AXES = (
     "memlab.match", "memlab.keywordFallback", "memlab.bm25.variant", "memlab.bm25.k1",
     "memlab.bm25.b", "memlab.bm25.delta", "memlab.tokenizer.lowercase",
     "memlab.tokenizer.stopwords", "memlab.tokenizer.stemmer", "memlab.tokenizer.cjk",
-    "memlab.tokenizer.thai",
+    "memlab.tokenizer.thai", "provider",
 )
 ALLOWED_AXES = INNER_AXES + OUTER_AXES
 METHOD_CODES = {"openclaw": 0, "rrf": 1, "minmax": 2, "zscore": 3}
+#: The pipeline modes of :func:`memlab.openclaw.openclaw_pipeline`, by code.
+MODES = ("hybrid", "vector", "fts-only")
+HYBRID, VECTOR, KEYWORD = 0, 1, 2
 LEG_DEPTH = 200
 
 
@@ -141,29 +169,75 @@ def expand_grid(grid: Mapping[str, Any], base: MemlabConfig | None = None
 # ---------------------------------------------------------------------------------------------
 
 
-def _leg_key(cfg: MemlabConfig) -> str:
+def config_mode(cfg: MemlabConfig) -> int:
+    """The pipeline mode code of ``cfg`` (:data:`MODES`), decided as
+    :func:`memlab.openclaw.openclaw_pipeline` decides it.
+
+    >>> from memlab.config import load_config
+    >>> [MODES[config_mode(load_config({"memorySearch": ms}))] for ms in (
+    ...     {"provider": "local"}, {"provider": "local", "query": {"hybrid": {"enabled": False}}},
+    ...     {"provider": "none"})]
+    ['hybrid', 'vector', 'fts-only']
+    """
+    ms = cfg.memory_search
+    if ms.resolved_provider() == "none":
+        return KEYWORD
+    return HYBRID if ms.query.hybrid.enabled else VECTOR
+
+
+def _provider_key(cfg: MemlabConfig) -> str:
+    """What selects the embedder (``"none"`` for keyword only)."""
+    ms = cfg.memory_search
+    if ms.resolved_provider() == "none":
+        return "none"
+    return repr((ms.resolved_provider(), ms.model, ms.local, ms.remote, ms.input_type,
+                 ms.query_input_type, ms.document_input_type, ms.output_dimensionality,
+                 cfg.memlab.batch_size))
+
+
+def _corpus_key(cfg: MemlabConfig) -> str:
+    ms = cfg.memory_search
+    return repr((ms.chunking, ms.effective_extra_paths(), ms.effective_sources(),
+                 _provider_key(cfg)))
+
+
+def _keyword_key(cfg: MemlabConfig) -> str:
     ms, ml = cfg.memory_search, cfg.memlab
-    return repr((ms.chunking, ms.store.fts.tokenizer, ml.keyword, ml.bm25, ml.tokenizer,
-                 ml.match, ml.keyword_fallback, ml.vector_index, ms.effective_extra_paths()))
+    return repr((_corpus_key(cfg), ms.store.fts.tokenizer, ml.keyword, ml.bm25, ml.tokenizer,
+                 ml.match, ml.keyword_fallback))
+
+
+def _vector_key(cfg: MemlabConfig) -> str:
+    return repr((_corpus_key(cfg), cfg.memlab.vector_index))
+
+
+def _leg_key(cfg: MemlabConfig) -> str:
+    """The group a config is evaluated in: its mode and the legs that mode reads."""
+    mode = config_mode(cfg)
+    parts: list[Any] = [mode, _corpus_key(cfg)]
+    if mode != KEYWORD:
+        parts.append(_vector_key(cfg))
+    if mode != VECTOR:
+        parts.append(_keyword_key(cfg))
+    return repr(tuple(parts))
 
 
 def _resolve(cfg: MemlabConfig) -> dict[str, Any]:
-    """What :func:`memlab.openclaw.openclaw_pipeline` hands the cheap stages."""
+    """What :func:`memlab.openclaw.openclaw_pipeline` hands the cheap stages (settings a mode
+    does not read are neutralised, so they never change its results)."""
     ms = cfg.memory_search
     q = ms.query
-    if ms.resolved_provider() == "none":
-        raise SweepError("the sweep engine evaluates hybrid search; provider 'none' "
-                         "(keyword only) is not a sweep mode: use memlab.tune.ablation")
-    if not q.hybrid.enabled:
-        raise SweepError("the sweep engine evaluates hybrid search; query.hybrid.enabled "
-                         "false (vector only) is not a sweep mode: use memlab.tune.ablation")
+    mode = config_mode(cfg)
     max_results = int(q.max_results)
     vw, tw = ms.normalized_weights()
+    hybrid = mode == HYBRID
     return {
-        "k": ms.candidates(max_results), "method": METHOD_CODES[cfg.memlab.fusion.method],
+        "mode": mode, "k": ms.candidates(max_results),
+        "method": METHOD_CODES[cfg.memlab.fusion.method] if hybrid else 0,
         "wv": vw, "wt": tw, "rrf_k": float(cfg.memlab.fusion.rrf_k),
-        "decay": bool(q.hybrid.temporal_decay.enabled), "rule": cfg.memlab.decay_rule,
-        "hl": float(ms.half_life_days()), "mmr": bool(q.hybrid.mmr.enabled),
+        "decay": bool(q.hybrid.temporal_decay.enabled) and mode != VECTOR,
+        "rule": cfg.memlab.decay_rule, "hl": float(ms.half_life_days()),
+        "mmr": bool(q.hybrid.mmr.enabled) and hybrid,
         "lam": float(ms.mmr_lambda()), "min_score": float(q.min_score),
         "max_results": max_results,
     }
@@ -192,6 +266,7 @@ class _Pool:
     vrank: np.ndarray
     trank: np.ndarray
     keyword: np.ndarray
+    base: np.ndarray | None = None
     norm: dict[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     mult: dict[str, np.ndarray] = field(default_factory=dict)
     sim: np.ndarray | None = None
@@ -199,11 +274,24 @@ class _Pool:
 
 @dataclass
 class _Query:
+    """One query's cached candidates and what its gains need.
+
+    Span level: ``spans`` (docno -> judged spans it overlaps). Document level: ``doc_of``
+    (docno -> document code, shared by all queries) and ``grades`` (document code -> grade).
+    """
+
     qid: str
     judged: bool
     ideal: np.ndarray | None
     spans: dict[int, list[tuple[int, int]]]
     pools: dict[int, _Pool]
+    doc_of: np.ndarray | None = None
+    grades: dict[int, int] | None = None
+
+    def gains(self, docnos: np.ndarray) -> np.ndarray:
+        if self.doc_of is None:
+            return _gains(docnos, self.spans)
+        return _doc_gains(docnos, self.doc_of, self.grades or {})
 
 
 def _span_lists(qrels: pd.DataFrame, chunks: pd.DataFrame, qid: str,
@@ -239,6 +327,17 @@ def _gains(docnos: Sequence[int], spans: dict[int, list[tuple[int, int]]]) -> np
                 gains[i] = grade
                 break
     return gains
+
+
+def _doc_gains(docnos: np.ndarray, doc_of: np.ndarray, grades: Mapping[int, int]) -> np.ndarray:
+    """:func:`memlab.eval.relevance.doc_gains` for one ranked list: each document ranks at its
+    first chunk, later chunks are dropped, the gain is its grade (negative counts 0)."""
+    if not len(docnos):
+        return np.zeros(0, dtype=np.int64)
+    codes = doc_of[np.asarray(docnos, dtype=np.int64)]
+    _, first = np.unique(codes, return_index=True)
+    kept = codes[np.sort(first)]
+    return np.array([max(grades.get(int(c), 0), 0) for c in kept], dtype=np.int64)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -285,6 +384,10 @@ def _query_lists(pool: _Pool, plan: Mapping[str, np.ndarray], idx: np.ndarray
     c = len(idx)
     if n == 0:
         return [np.zeros(0, dtype=np.int64)] * c, np.zeros((c, 0)), np.zeros((c, 0), np.int64)
+    mode = int(plan["mode"][idx[0]])
+    if mode != HYBRID:  # one leg: its own score ranks (cosine, or the boosted keyword score)
+        fused = np.repeat(pool.base[None, :], c, axis=0)
+        return _cut(pool, plan, idx, fused, mode)
     wv = plan["wv"][idx][:, None]
     wt = plan["wt"][idx][:, None]
     method = plan["method"][idx]
@@ -303,6 +406,13 @@ def _query_lists(pool: _Pool, plan: Mapping[str, np.ndarray], idx: np.ndarray
         if m.any():
             nv, nt = pool.norm[code]
             fused[m] = wv[m] * nv[None, :] + wt[m] * nt[None, :]
+    return _cut(pool, plan, idx, fused, mode)
+
+
+def _cut(pool: _Pool, plan: Mapping[str, np.ndarray], idx: np.ndarray, fused: np.ndarray,
+         mode: int) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+    """Decay, MMR and the ``minScore``/``maxResults`` cut of fused scores (configs x items)."""
+    c, n = fused.shape
     decayed = fused.copy()
     dkeys = plan["dkey"][idx]
     for dk in set(dkeys.tolist()) - {""}:
@@ -322,7 +432,12 @@ def _query_lists(pool: _Pool, plan: Mapping[str, np.ndarray], idx: np.ndarray
     min_score = plan["min_score"][idx][:, None]
     strict = scores >= min_score
     any_strict = strict.any(axis=1, keepdims=True)
-    chosen = np.where(any_strict, strict, kw & (scores >= 0))
+    if mode == HYBRID:  # Threshold(relaxed="keyword")
+        chosen = np.where(any_strict, strict, kw & (scores >= 0))
+    elif mode == KEYWORD:  # Threshold(relaxed="zero")
+        chosen = np.where(any_strict, strict, scores >= 0)
+    else:  # Threshold(relaxed=None)
+        chosen = strict
     keep = chosen & (np.cumsum(chosen, axis=1) <= plan["max_results"][idx][:, None])
     lists = [order[i][keep[i]] for i in range(c)]
     return lists, decayed, order
@@ -353,7 +468,7 @@ def _evaluate_queries(queries: list[_Query], plan: Mapping[str, np.ndarray],
                 key = docnos.tobytes()
                 vals = memo.get(key)
                 if vals is None:
-                    gains = _gains(docnos, q.spans)
+                    gains = q.gains(docnos)
                     vals = np.array([metric_value(m, gains, q.ideal) for m in metrics])
                     memo[key] = vals
                 out[qi, j] = vals
@@ -369,14 +484,19 @@ def _evaluate_queries(queries: list[_Query], plan: Mapping[str, np.ndarray],
 
 @dataclass
 class _LegData:
+    """The cached legs of one group (one mode over one corpus): ``vec`` is ``None`` in
+    keyword-only mode, ``kw`` in vector-only mode."""
+
     corpus: Any
-    vec: pd.DataFrame
-    kw: pd.DataFrame
+    vec: pd.DataFrame | None
+    kw: pd.DataFrame | None
     kw_leg: Any
     fts: bool
     queries: pd.DataFrame
     seconds: float
+    mode: int = HYBRID
     pools: dict[int, dict[str, _Pool]] = field(default_factory=dict)
+    merged: dict[int, pd.DataFrame] = field(default_factory=dict)
 
 
 class SweepEngine:
@@ -385,34 +505,53 @@ class SweepEngine:
     Parameters
     ----------
     dataset:
-        A memory dataset (path or loaded) with span qrels, or a BEIR dataset.
+        A memory dataset (path or loaded; line-span judgments) or a BEIR collection (document
+        judgments; a path is loaded with ``unknown_ids``).
     base:
         The base config (path, dict or :class:`MemlabConfig`); grid overrides apply on top.
         Default: OpenClaw's defaults with the local model.
     embedder:
         Overrides the provider of the config (tests use a fake one); default
-        :func:`memlab.openclaw.make_embedder` of the base config.
+        :func:`memlab.openclaw.make_embedder` of each configuration's provider settings
+        (one embedder per distinct provider; ``provider: "none"`` needs none). A provider
+        that is not a :class:`~memlab.embed.cache.CachedEmbedder` is wrapped in one with an
+        in-memory cache, so no text is embedded twice.
     now:
         Reference time for queries without one (default: the dataset's latest ``now``, else
         the clock at construction), so every run decays identically.
     backend, n_jobs:
-        See :mod:`memlab.tune.backend`.
+        Where the corpus embedding shards and the grid evaluation run; see
+        :mod:`memlab.tune.backend`. Call :meth:`close` (or use the engine as a context
+        manager) to stop a dask cluster the engine started.
+    unknown_ids:
+        For a BEIR path: what qrels naming unknown documents do (``"error"``, ``"drop"``,
+        ``"keep"``; see :func:`memlab.eval.datasets.load_beir_dataset`).
+
+    >>> engine = SweepEngine("datasets/sample-memory")  # doctest: +SKIP
+    >>> engine.run({"provider": ["local", "none"], "query.minScore": [0.2, 0.35]})  # doctest: +SKIP
     """
 
     def __init__(self, dataset: Any, base: Any = None, embedder: Any = None, *,
-                 now: object = None, backend: str | None = None, n_jobs: int = 1,
-                 progress: bool = False):
+                 now: object = None, backend: Any = None, n_jobs: int = 1,
+                 progress: bool = False, unknown_ids: str | None = None):
         from memlab.eval.datasets import load_dataset
+        from memlab.tune.backend import Executor
 
         if isinstance(dataset, (str, Path)):
-            dataset = load_dataset(dataset)
+            path = Path(dataset)
+            kwargs = {"unknown_ids": unknown_ids} if unknown_ids and not (
+                path / "workspace").is_dir() else {}
+            dataset = load_dataset(path, **kwargs)
         self.dataset = dataset
+        self.name = str(getattr(dataset, "name", "") or "")
         if base is None:
             base = {"memorySearch": {"provider": "local"}}
         self.base = base if isinstance(base, MemlabConfig) else load_config(base)
         self._embedder = embedder
+        self._embedders: dict[str, Any] = {}
         self.backend = backend
         self.n_jobs = n_jobs
+        self.executor = backend if isinstance(backend, Executor) else Executor(backend, n_jobs)
         self.progress = progress
         queries = dataset.queries.copy()
         queries["qid"] = queries["qid"].astype(str)
@@ -424,56 +563,130 @@ class SweepEngine:
         self.queries = queries
         self.qrels = dataset.qrels.reset_index(drop=True)
         self.level = getattr(dataset, "level", "span")
-        if self.level != "span":
-            raise SweepError("the sweep engine scores span-judged memory datasets; document "
-                             "level (BEIR) datasets are not supported yet")
-        ideal: dict[str, np.ndarray] = {}
-        for qid, g in self.qrels.groupby(self.qrels["qid"].astype(str)):
-            ideal[str(qid)] = np.sort(g["grade"].to_numpy())[::-1]
+        if self.level not in ("span", "doc"):
+            raise SweepError(f"unknown judgment level {self.level!r}")
+        if self.level == "doc":
+            from memlab.eval.relevance import doc_ideal
+
+            ideal = doc_ideal(self.qrels)
+            docs = self.qrels["doc_id"].astype(str)
+            self._doc_codes: dict[str, int] = {d: i for i, d in enumerate(dict.fromkeys(docs))}
+            self._doc_grades: dict[str, dict[int, int]] = {}
+            for qid, g in self.qrels.groupby(self.qrels["qid"].astype(str)):
+                self._doc_grades[str(qid)] = {
+                    self._doc_codes[str(d)]: int(gr)
+                    for d, gr in zip(g["doc_id"].astype(str), g["grade"], strict=True)}
+        else:
+            ideal = {}
+            for qid, g in self.qrels.groupby(self.qrels["qid"].astype(str)):
+                ideal[str(qid)] = np.sort(g["grade"].to_numpy())[::-1]
         self._ideal = ideal
         self._legs: dict[str, _LegData] = {}
+        self._corpora: dict[str, Any] = {}
+        self._vec_legs: dict[str, pd.DataFrame] = {}
+        self._kw_legs: dict[str, tuple[pd.DataFrame, Any]] = {}
         self.timings: dict[str, float] = {}
+
+    def close(self) -> None:
+        """Stop what the engine's backend started (a dask LocalCluster)."""
+        if self.executor is not self.backend:
+            self.executor.close()
+
+    def __enter__(self) -> SweepEngine:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
 
     # -- legs ----------------------------------------------------------------------------------
     def embedder(self, cfg: MemlabConfig):
-        if self._embedder is None:
+        """The (caching) embedder of ``cfg``'s provider; ``None`` for ``provider: "none"``."""
+        from memlab.embed.cache import CachedEmbedder
+
+        key = _provider_key(cfg)
+        if key == "none":
+            return None
+        emb = self._embedders.get(key)
+        if emb is not None:
+            return emb
+        if self._embedder is not None:
+            if self._embedders:
+                raise SweepError(
+                    "an explicit embedder serves one provider setting, but the grid asks for "
+                    "several; leave the embedder out so each provider is made from its config")
+            emb = self._embedder
+        else:
             from memlab.openclaw import make_embedder
 
-            self._embedder = make_embedder(cfg)
-        return self._embedder
+            emb = make_embedder(cfg)
+        if not isinstance(emb, CachedEmbedder):
+            emb = CachedEmbedder(emb)
+        self._embedders[key] = emb
+        return emb
 
     def corpus(self, cfg: MemlabConfig):
+        """The corpus ``cfg`` searches (chunked as :func:`memlab.eval.systems.dataset_corpus`
+        chunks it), memoised per chunking and provider."""
         from memlab.eval.systems import dataset_corpus
 
-        embedder = (self.embedder(cfg) if cfg.memory_search.resolved_provider() != "none"
-                    else None)
-        return dataset_corpus(self.dataset, cfg, embedder)
+        key = _corpus_key(cfg)
+        corpus = self._corpora.get(key)
+        if corpus is None:
+            embedder = self.embedder(cfg)
+            corpus = dataset_corpus(self.dataset, cfg, embedder)
+            self._corpora[key] = corpus
+        return corpus
+
+    def _vector_leg(self, cfg: MemlabConfig, corpus: Any) -> pd.DataFrame:
+        from memlab.stages.vector import VectorSearch
+        from memlab.tune.backend import embed_corpus
+
+        key = _vector_key(cfg)
+        vec = self._vec_legs.get(key)
+        if vec is None:
+            embedder = self.embedder(cfg)
+            start = time.perf_counter()
+            embed_corpus(corpus.texts, embedder, self.executor, progress=self.progress)
+            self.timings["embed"] = self.timings.get("embed", 0.0) + (
+                time.perf_counter() - start)
+            vector = VectorSearch(corpus, embedder, index=cfg.memlab.vector_index,
+                                  depth=LEG_DEPTH)
+            vec = vector.transform(self.queries)
+            self._vec_legs[key] = vec
+        return vec
+
+    def _keyword_leg(self, cfg: MemlabConfig, corpus: Any) -> tuple[pd.DataFrame, Any]:
+        from memlab.openclaw import keyword_leg
+
+        key = _keyword_key(cfg)
+        got = self._kw_legs.get(key)
+        if got is None:
+            kw_leg = keyword_leg(corpus, cfg, depth=LEG_DEPTH)
+            got = (kw_leg.transform(self.queries), kw_leg)
+            self._kw_legs[key] = got
+        return got
 
     def legs(self, cfg: MemlabConfig) -> _LegData:
-        """Both legs at depth 200 for ``cfg``'s leg settings (computed once per leg key)."""
+        """The legs ``cfg``'s mode reads, at depth 200 (each computed once per leg key)."""
         key = _leg_key(cfg)
         data = self._legs.get(key)
         if data is not None:
             return data
-        from memlab.openclaw import keyword_leg
-        from memlab.stages.vector import VectorSearch
-
         start = time.perf_counter()
+        mode = config_mode(cfg)
         corpus = self.corpus(cfg)
-        vector = VectorSearch(corpus, self.embedder(cfg), index=cfg.memlab.vector_index)
-        kw_leg = keyword_leg(corpus, cfg, depth=LEG_DEPTH)
-        queries = self.queries
-        vec = vector.transform(queries)
-        kw = kw_leg.transform(queries)
+        vec = self._vector_leg(cfg, corpus) if mode != KEYWORD else None
+        kw, kw_leg = self._keyword_leg(cfg, corpus) if mode != VECTOR else (None, None)
         data = _LegData(corpus=corpus, vec=vec, kw=kw, kw_leg=kw_leg,
-                        fts=cfg.memlab.keyword == "fts5", queries=queries,
-                        seconds=time.perf_counter() - start)
+                        fts=cfg.memlab.keyword == "fts5", queries=self.queries,
+                        seconds=time.perf_counter() - start, mode=mode)
         self._legs[key] = data
         self.timings["legs"] = self.timings.get("legs", 0.0) + data.seconds
         return data
 
     def _keyword_at(self, legs: _LegData, k: int) -> pd.DataFrame:
         """The keyword leg as the pipeline runs it with ``candidates = k``."""
+        assert legs.kw is not None
         if not legs.fts or "fallback" not in legs.kw.columns or not legs.kw["fallback"].any():
             return legs.kw
         fb_qids = legs.kw.loc[legs.kw["fallback"].to_numpy(dtype=bool), "qid"].unique()
@@ -488,13 +701,31 @@ class SweepEngine:
         both["_q"] = both["qid"].map(qorder)
         return both.sort_values("_q", kind="stable").drop(columns="_q").reset_index(drop=True)
 
+    def _merged(self, legs: _LegData, k: int) -> pd.DataFrame:
+        """The candidates of every query for ``candidates = k``, in the order the pipeline's
+        Fusion stage holds them before sorting, with a ``base`` column (single-leg modes: the
+        score that ranks)."""
+        if legs.mode == HYBRID:
+            return _union(_top(legs.vec, k), _top(self._keyword_at(legs, k), k))
+        if legs.mode == VECTOR:
+            out = _top(legs.vec, k).rename(columns={"rank": "vector_rank"})
+            out = out.assign(vector_score=out["score"], text_score=0.0, text_rank=np.nan,
+                             keyword_hit=False, base=out["score"])
+            return out.reset_index(drop=True)
+        txt = _top(self._keyword_at(legs, k), k).rename(columns={"rank": "text_rank"})
+        text_score = txt["text_score"] if "text_score" in txt.columns else txt["score"]
+        base = txt["boosted_score"] if "boosted_score" in txt.columns else txt["score"]
+        out = txt.assign(text_score=text_score, vector_score=0.0, vector_rank=np.nan,
+                         keyword_hit=True, base=base)
+        return out.reset_index(drop=True)
+
     def _pools(self, legs: _LegData, k: int, plan: Mapping[str, np.ndarray]) -> dict[str, _Pool]:
         pools = legs.pools.get(k)
         if pools is None:
-            merged = _union(_top(legs.vec, k), _top(self._keyword_at(legs, k), k))
+            merged = self._merged(legs, k)
             pools = {}
             groups = merged.groupby("qid", sort=False).indices
-            matrix = MMR(legs.corpus)._token_matrix()
+            matrix = MMR(legs.corpus)._token_matrix() if legs.mode == HYBRID else None
             for qid, rows in groups.items():
                 sub = merged.iloc[rows]
                 docno = sub["docno"].to_numpy(dtype=np.int64)
@@ -504,10 +735,12 @@ class SweepEngine:
                     vrank=sub["vector_rank"].to_numpy(dtype=np.float64),
                     trank=sub["text_rank"].to_numpy(dtype=np.float64),
                     keyword=sub["keyword_hit"].to_numpy(dtype=bool),
-                    sim=jaccard_matrix(matrix[docno]))
+                    base=(sub["base"].to_numpy(dtype=np.float64) if "base" in sub.columns
+                          else None),
+                    sim=jaccard_matrix(matrix[docno]) if matrix is not None else None)
             legs.pools[k] = pools
-            legs.__dict__.setdefault("_merged", {})[k] = merged
-        merged = legs.__dict__["_merged"][k]
+            legs.merged[k] = merged
+        merged = legs.merged[k]
         groups = merged.groupby("qid", sort=False).indices
         ks = plan["k"]
         sel = ks == k
@@ -540,14 +773,36 @@ class SweepEngine:
     def _query_data(self, legs: _LegData, plan: Mapping[str, np.ndarray]) -> list[_Query]:
         per_k = {int(k): self._pools(legs, int(k), plan) for k in np.unique(plan["k"])}
         chunks = legs.corpus.chunks
-        cache = legs.__dict__.setdefault("_spans", {})
         out = []
         empty = _Pool(*(np.zeros(0, dtype=t) for t in (np.int64, float, float, float, float,
-                                                        bool)))
+                                                        bool)), base=np.zeros(0))
+        doc_of = None
+        if self.level == "doc":
+            from memlab.eval.relevance import path_to_doc_id
+
+            cached = legs.__dict__.get("_doc_of")
+            if cached is None:
+                codes = self._doc_codes
+                cached = np.array([codes.get(path_to_doc_id(p), -1) for p in chunks["path"]],
+                                  dtype=np.int64)
+                # documents nobody judged get distinct codes so they dedupe per document
+                unjudged = cached < 0
+                if unjudged.any():
+                    _, inv = np.unique(chunks["path"].to_numpy()[unjudged], return_inverse=True)
+                    cached[unjudged] = len(codes) + inv
+                legs.__dict__["_doc_of"] = cached
+            doc_of = cached
+        cache = legs.__dict__.setdefault("_spans", {})
         for qid in legs.queries["qid"]:
             ideal = self._ideal.get(qid)
             judged = ideal is not None and bool(np.count_nonzero(ideal))
             pools = {k: p.get(qid, empty) for k, p in per_k.items()}
+            span_lists: dict[int, list[tuple[int, int]]] = {}
+            if doc_of is not None:
+                out.append(_Query(qid=qid, judged=judged, ideal=ideal, spans=span_lists,
+                                  pools=pools, doc_of=doc_of,
+                                  grades=self._doc_grades.get(qid, {})))
+                continue
             if judged:
                 docs = np.concatenate([p.docno for p in pools.values()])
                 spans = cache.get(qid)
@@ -556,8 +811,6 @@ class SweepEngine:
                     spans = (set(np.unique(docs).tolist()), lists)
                     cache[qid] = spans
                 span_lists = spans[1]
-            else:
-                span_lists = {}
             out.append(_Query(qid=qid, judged=judged, ideal=ideal, spans=span_lists,
                               pools=pools))
         return out
@@ -591,8 +844,7 @@ class SweepEngine:
                 time.perf_counter() - start)
             start = time.perf_counter()
             values, hits = map_blocks(_evaluate_queries, qdata, plan, metrics, keep_hits,
-                                      backend=self.backend, n_jobs=self.n_jobs,
-                                      progress=self.progress)
+                                      backend=self.executor, progress=self.progress)
             self.timings["evaluate"] = self.timings.get("evaluate", 0.0) + (
                 time.perf_counter() - start)
             result[:, members, :] = values
@@ -627,8 +879,9 @@ class SweepEngine:
             metrics: Sequence[str] = ("ndcg@10", "recall@10", "mrr@10"), *,
             by_tag: bool = False) -> pd.DataFrame:
         """Evaluate a grid (key path -> values) or a list of override dicts; one row per
-        configuration: the axis columns, ``candidates``, the metric means over judged queries
-        and, with ``by_tag``, ``"<metric>[<tag>]"`` columns."""
+        configuration: the axis columns, ``mode``, ``candidates``, the metric means over
+        judged queries, ``queries``, ``dataset`` and, with ``by_tag``, ``"<metric>[<tag>]"``
+        columns."""
         start = time.perf_counter()
         if isinstance(grid, Mapping):
             overrides, configs = expand_grid(grid, self.base)
@@ -642,11 +895,13 @@ class SweepEngine:
         metrics = [m.strip().lower() for m in metrics]
         return self.table(overrides, configs, values, metrics, by_tag=by_tag)
 
-    def table(self, overrides, configs, values: np.ndarray, metrics: Sequence[str], *,
-              by_tag: bool = False) -> pd.DataFrame:
-        judged = np.array([bool(q in self._ideal and np.count_nonzero(self._ideal[q]))
-                           for q in self.queries["qid"]])
-        frame = pd.DataFrame(overrides)
+    def table(self, overrides: Sequence[Mapping[str, Any]], configs: Sequence[MemlabConfig],
+              values: np.ndarray, metrics: Sequence[str], *, by_tag: bool = False
+              ) -> pd.DataFrame:
+        """The results DataFrame of :meth:`run` from :meth:`evaluate_configs`' values."""
+        judged = self.judged_mask()
+        frame = pd.DataFrame(list(overrides))
+        frame["mode"] = [MODES[config_mode(c)] for c in configs]
         frame["candidates"] = [c.memory_search.candidates() for c in configs]
         for mi, m in enumerate(metrics):
             frame[m] = values[judged, :, mi].mean(axis=0) if judged.any() else np.nan
@@ -657,18 +912,44 @@ class SweepEngine:
                     frame[f"{m}[{tag}]"] = (values[sel, :, mi].mean(axis=0) if sel.any()
                                             else np.nan)
         frame["queries"] = int(judged.sum())
+        frame["dataset"] = self.name
         return frame
 
     def judged_mask(self) -> np.ndarray:
+        """Which queries (in :attr:`queries` order) have a relevant judgment."""
         return np.array([bool(q in self._ideal and np.count_nonzero(self._ideal[q]))
                          for q in self.queries["qid"]])
 
 
 def sweep(dataset: Any, grid: Mapping[str, Any], base: Any = None, *,
           metrics: Sequence[str] = ("ndcg@10", "recall@10", "mrr@10"), by_tag: bool = False,
-          embedder: Any = None, backend: str | None = None, n_jobs: int = 1,
-          progress: bool = False) -> pd.DataFrame:
-    """Evaluate every configuration of ``grid`` on ``dataset`` (see :class:`SweepEngine`)."""
-    engine = SweepEngine(dataset, base, embedder, backend=backend, n_jobs=n_jobs,
-                         progress=progress)
-    return engine.run(grid, metrics, by_tag=by_tag)
+          embedder: Any = None, backend: Any = None, n_jobs: int = 1,
+          progress: bool = False, unknown_ids: str | None = None) -> pd.DataFrame:
+    """Evaluate every configuration of ``grid`` on ``dataset`` (see :class:`SweepEngine`).
+
+    ``grid`` maps config key paths (:data:`ALLOWED_AXES`) to value lists; every combination
+    is one configuration and one row of the returned DataFrame.
+
+    Keyword only (no model needed):
+
+    >>> table = sweep("datasets/sample-memory", {"query.minScore": [0.2, 0.35],
+    ...               "query.hybrid.temporalDecay.enabled": [False, True]},
+    ...               {"memorySearch": {"provider": "none"}}, metrics=["ndcg@10"])
+    >>> cols = ["query.minScore", "query.hybrid.temporalDecay.enabled", "mode", "ndcg@10"]
+    >>> print(table[cols].round(3).to_string(index=False))
+     query.minScore  query.hybrid.temporalDecay.enabled     mode  ndcg@10
+               0.20                               False fts-only    0.265
+               0.20                                True fts-only    0.242
+               0.35                               False fts-only    0.265
+               0.35                                True fts-only    0.239
+
+    All three modes in one grid (embeds the corpus once with the local model):
+
+    >>> table = sweep("datasets/sample-memory", {"query.hybrid.enabled": [True, False],
+    ...                                          "provider": ["local", "none"]})  # doctest: +SKIP
+    >>> sorted(set(table["mode"]))  # doctest: +SKIP
+    ['fts-only', 'hybrid', 'vector']
+    """
+    with SweepEngine(dataset, base, embedder, backend=backend, n_jobs=n_jobs,
+                     progress=progress, unknown_ids=unknown_ids) as engine:
+        return engine.run(grid, metrics, by_tag=by_tag)

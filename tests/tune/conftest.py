@@ -16,6 +16,7 @@ from memlab.embed.base import EmbeddingProvider
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "datasets" / "sample-memory"
+BEIR_MINI = ROOT / "tests" / "data" / "beir-mini"
 
 
 class BowProvider(EmbeddingProvider):
@@ -45,6 +46,30 @@ class BowProvider(EmbeddingProvider):
 
     def embed_query(self, text):
         return self._vector(text)
+
+
+class CountingProvider(BowProvider):
+    """:class:`BowProvider` that counts the document texts it embeds (thread-safe)."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self._lock = threading.Lock()
+        self.texts = 0
+        self.calls = 0
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"texts": self.texts, "calls": self.calls}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__()
+        self.texts, self.calls = state["texts"], state["calls"]
+
+    def embed_documents(self, texts):
+        with self._lock:
+            self.texts += len(texts)
+            self.calls += 1
+        return super().embed_documents(texts)
 
 
 @pytest.fixture(scope="session")
@@ -79,9 +104,25 @@ def tiny_dataset(sample_dataset):
 
 
 @pytest.fixture(scope="session")
+def beir_mini():
+    """The tests/data/beir-mini collection (its one unpadded qrels id kept, as for CACM)."""
+    from memlab.eval.datasets import load_dataset
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return load_dataset(BEIR_MINI, unknown_ids="keep")
+
+
+@pytest.fixture(scope="session")
 def engine(small_dataset, bow):
     from memlab.tune.sweep import SweepEngine
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return SweepEngine(small_dataset, embedder=bow)
+
+
+@pytest.fixture
+def counting() -> CountingProvider:
+    """A fresh counting embedder."""
+    return CountingProvider()

@@ -178,3 +178,55 @@ def test_cli_sweep_bad_grids(tmp_path, capsys, fake_model, small_folder, text, m
     import re
 
     assert re.search(message, capsys.readouterr().err, re.S)
+
+
+BEIR_MINI = __import__("pathlib").Path(__file__).resolve().parents[1] / "data" / "beir-mini"
+
+
+def test_cli_sweep_on_a_beir_collection(tmp_path, capsys, fake_model):
+    """A BEIR folder sweeps like a memory dataset; unpadded qrels ids need --unknown-ids."""
+    from memlab.cli import main
+
+    grid = tmp_path / "grid.json5"
+    grid.write_text('{provider: ["local", "none"], "query.hybrid.enabled": [true, false], '
+                    '"query.maxResults": [5, 10]}')
+    code = main(["sweep", str(BEIR_MINI), "--grid", str(grid), "--no-progress"])
+    assert code == 2
+    assert re_search("unknown document id 'D-11'.*did you mean 'D-0011'",
+                     capsys.readouterr().err)
+    out = tmp_path / "beir.csv"
+    code = main(["sweep", str(BEIR_MINI), "--grid", str(grid), "--no-progress",
+                 "--unknown-ids", "keep", "--metrics", "ndcg@10,map@10", "--out", str(out)])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "8 configurations on 9 judged queries of beir-mini" in captured.out
+    table = pd.read_csv(out)
+    assert set(table["mode"]) == {"hybrid", "vector", "fts-only"}
+    assert (table["dataset"] == "beir-mini").all() and table["map@10"].between(0, 1).all()
+
+
+def test_results_of_another_dataset_are_refused_by_export(tmp_path, capsys, fake_model,
+                                                          small_folder):
+    from memlab.cli import main
+
+    grid = tmp_path / "grid.json5"
+    grid.write_text('{"query.hybrid.vectorWeight": [0.3, 0.7], provider: ["local", "none"]}')
+    results = tmp_path / "results.parquet"
+    assert main(["sweep", str(small_folder), "--grid", str(grid), "--no-progress",
+                 "--out", str(results)]) == 0
+    assert set(pd.read_parquet(results)["dataset"]) == {"ds"}
+    capsys.readouterr()
+    out = tmp_path / "openclaw.json5"
+    code = main(["export", str(results), "--dataset", "cacm", "--out", str(out)])
+    assert code == 2 and not out.exists()
+    assert re_search("results are for dataset ds, not 'cacm'", capsys.readouterr().err)
+    # the dataset folder itself names the right dataset
+    assert main(["export", str(results), "--dataset", str(small_folder), "--out", str(out),
+                 "--allow-lossy"]) == 0
+    assert "// dataset: ds" in out.read_text()
+
+
+def re_search(pattern: str, text: str) -> bool:
+    import re
+
+    return re.search(pattern, text, re.S) is not None
