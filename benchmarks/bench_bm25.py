@@ -7,7 +7,8 @@ English Snowball stemmer), single thread. Per corpus: index seconds, queries/s o
 retrieval (memlab ``_rank``: docnos + scores, as bm25s ``retrieve`` returns) and of the full
 stage (hits frame + OpenClaw's boosted score), peak memory (tracemalloc) of indexing, the
 largest score difference vs bm25s and top-10 agreement. rank_bm25 is timed on a subset of the
-queries (stated). Medians over ``--repeat`` (process CPU time, robust to a busy machine).
+queries (stated). All timings are medians over ``--repeat`` (process CPU time, robust to a
+busy machine).
 Targets: queries/s >= 1.0x bm25s and >= 50x rank_bm25. CACM/SciFact are read from
 ``../shared/datasets`` (skipped when absent); the synthetic corpus (100,000 Zipfian documents)
 is generated, seeded.
@@ -107,7 +108,8 @@ def bench(name: str, docs: list[str], queries: list[str], args) -> dict:
         return row
     n_sub = min(n_q, args.rank_bm25_queries)
     okapi = BM25Okapi([t or [""] for t in doc_tokens])
-    t_r, _ = cpu_timed(lambda: [okapi.get_scores(q) for q in query_tokens[:n_sub]], 1)
+    t_r, _ = cpu_timed(lambda: [okapi.get_scores(q) for q in query_tokens[:n_sub]],
+                       args.repeat)
     row["rank_bm25_queries"] = n_sub
     row["rank_bm25_qps"] = n_sub / t_r
     row["raw_qps_vs_rank_bm25"] = row["memlab_raw_qps"] / row["rank_bm25_qps"]

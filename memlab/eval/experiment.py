@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from memlab.eval.metrics import metric_value, parse_metric
-from memlab.eval.relevance import ideal_gains, span_gains
+from memlab.eval.metrics import metric_arrays, parse_metric
+from memlab.eval.relevance import path_to_doc_id, span_gains
 from memlab.eval.stats import paired_tests
 
 DEFAULT_METRICS = ("ndcg@10", "recall@10", "mrr@10")
@@ -72,19 +72,163 @@ def _normalise_tags(value: Any) -> list[str]:
     return [str(t) for t in value]
 
 
-def _gains_and_ideal(hits: pd.DataFrame, qrels: pd.DataFrame, level: str):
-    if level == "span":
-        gains = (span_gains(hits, qrels) if len(hits)
-                 else hits.assign(gain=pd.Series(dtype=np.int64)))
-        return gains, ideal_gains(qrels)
-    # document level: a document ranks by its best chunk (relevance.doc_gains); imported here
-    # so this module does not depend on it being present at import time
-    from memlab.eval.relevance import doc_gains, doc_ideal
+def _str_codes(parts: Sequence[tuple[np.ndarray, list[str]]]
+               ) -> tuple[list[np.ndarray], list[str], list[np.ndarray]]:
+    """Joint codes of several factorised columns by the ``str`` of their values.
 
-    gains = doc_gains(hits, qrels) if len(hits) else pd.DataFrame(
-        {"qid": pd.Series(dtype=object), "rank": pd.Series(dtype=np.int64),
-         "gain": pd.Series(dtype=np.int64)})
-    return gains.sort_values(["qid", "rank"], kind="stable"), doc_ideal(qrels)
+    Each part is ``(codes, names)`` from a factorisation (code -1 = missing); returns each
+    part's codes re-mapped into one numbering of the distinct names (-1 stays -1), those
+    names, and each part's map from its own codes to the joint ones. Only the distinct
+    values go through Python, never the rows."""
+    flat = np.array([name for _, names in parts for name in names], dtype=object)
+    joint = np.asarray(pd.factorize(flat)[0], dtype=np.int64)
+    names = list(dict.fromkeys(flat.tolist()))
+    out, maps, offset = [], [], 0
+    for codes, part_names in parts:
+        mapping = joint[offset:offset + len(part_names)]
+        out.append(np.append(mapping, -1)[codes])  # code -1 picks the appended -1
+        maps.append(mapping)
+        offset += len(part_names)
+    return out, names, maps
+
+
+def _is_str(values: pd.Series) -> bool:
+    return isinstance(values.dtype, pd.StringDtype)
+
+
+def _factorised(values: pd.Series, name_of: Any = None
+                ) -> tuple[np.ndarray, list[str], np.ndarray | None]:
+    """Codes (first-appearance order; missing values -1, which groupby drops), the
+    ``name_of`` (default ``str``) of each distinct value, and the start of each run of equal
+    values when the runs were used (else None)."""
+    n = len(values)
+    if n > 1 and _is_str(values) and values.dtype.storage == "pyarrow" and not values.hasnans:
+        # hits come grouped by qid: factorising only the first row of each run is cheaper
+        arr = values.array
+        starts = np.flatnonzero(np.r_[True, np.asarray(arr[1:] != arr[:-1], dtype=bool)])
+        if len(starts) * 4 < n:
+            head_codes, uniques = pd.factorize(arr.take(starts))
+            codes = np.repeat(np.asarray(head_codes, dtype=np.int64), np.diff(np.r_[starts, n]))
+            return codes, _names(uniques, values, name_of), starts
+    codes, uniques = pd.factorize(values)
+    return np.asarray(codes, dtype=np.int64), _names(uniques, values, name_of), None
+
+
+def _names(uniques: Any, values: pd.Series, name_of: Any) -> list[str]:
+    if _is_str(values):
+        names = uniques.tolist()
+        return names if name_of is None else [name_of(u) for u in names]
+    return [(name_of or str)(u) for u in uniques]
+
+
+def _sorted_names(values: pd.Series, codes: np.ndarray, names: list[str]) -> list[str]:
+    """The distinct values among ``codes`` as ``groupby`` orders them (sorted by value), as
+    strings; ``codes``/``names`` come from :func:`_factorised` of ``values``."""
+    if _is_str(values):
+        present = np.unique(codes[codes >= 0])
+        return sorted(names[c] for c in present.tolist())
+    return [str(q) for q in pd.factorize(values, sort=True)[1]]
+
+
+def _flat_gains(hits: pd.DataFrame, qrels: pd.DataFrame, level: str):
+    """Ranked gains and ideal grades as flat arrays, queries coded by ``str(qid)``.
+
+    Returns ``(names, qrow, gains, ideal_qrow, ideal, ideal_qids, top, hit_qids)``: the
+    distinct qids (strings), each ranked gain's query code and gain (queries grouped, rank
+    order inside), each judged grade's query code and grade (as
+    :func:`memlab.eval.relevance.ideal_gains` / ``doc_ideal`` would keep them), the qids of
+    the ideal dictionary in its order, each query's best hit score (NaN without one, as
+    ``groupby("qid")["score"].max()``) and the hits' qids in order of first appearance.
+
+    The document level reproduces :func:`memlab.eval.relevance.doc_gains` and ``doc_ideal``
+    on integer codes (a sort, a hash de-duplication and a hash look-up) instead of pandas
+    row operations: their per-group Python work alone cost more than pytrec_eval's whole
+    evaluation on 10,000 queries (tests compare the two)."""
+    hq_local, hq_names, runs = _factorised(hits["qid"])
+    qq_local, qq_names, _ = _factorised(qrels["qid"])
+    top_local = np.full(len(hq_names), np.nan)
+    if len(hits):
+        score = hits["score"].to_numpy(dtype=np.float64)
+        if runs is not None:  # fmax ignores NaN, as groupby's max
+            np.fmax.at(top_local, hq_local[runs], np.fmax.reduceat(score, runs))
+        else:
+            ok = hq_local >= 0
+            np.fmax.at(top_local, hq_local[ok], score[ok])
+    if level == "span":
+        frame = (span_gains(hits, qrels) if len(hits)
+                 else hits.assign(gain=pd.Series(dtype=np.int64)))
+        fq_local, fq_names, _ = _factorised(frame["qid"])
+        (_, qq, fq), names, (hit_map, *_) = _str_codes(
+            [(hq_local, hq_names), (qq_local, qq_names), (fq_local, fq_names)])
+        top = np.full(len(names), np.nan)
+        top[hit_map] = top_local
+        gains = frame["gain"].to_numpy(dtype=np.float64)
+        keep = fq >= 0
+        ideal_keep = qq >= 0
+        ideal = qrels["grade"].to_numpy(dtype=np.float64)[ideal_keep]
+        return (names, fq[keep], gains[keep], qq[ideal_keep], ideal,
+                _sorted_names(qrels["qid"], qq_local, qq_names), top, hq_names)
+    missing = [c for c in ("qid", "doc_id", "grade") if c not in qrels.columns]
+    if missing:
+        raise ValueError(f"doc_gains needs document qrels (qid, doc_id, grade); these lack "
+                         f"{missing} (line-span qrels are scored with span_gains)")
+    if not len(hits):
+        hd, rank = (np.zeros(0, dtype=np.int64), []), np.zeros(0, dtype=np.int64)
+    else:
+        rank = hits["rank"].to_numpy()
+        hd = (_factorised(hits["doc_id"]) if "doc_id" in hits.columns
+              else _factorised(hits["path"], lambda p: path_to_doc_id(str(p))))[:2]
+    (hit_qrow, qq), names, (hit_map, _) = _str_codes([(hq_local, hq_names),
+                                                      (qq_local, qq_names)])
+    top = np.full(len(names), np.nan)
+    top[hit_map] = top_local
+    (hd_codes, qd), doc_names, _ = _str_codes([hd, _factorised(qrels["doc_id"])[:2]])
+    n_docs = max(len(doc_names), 1)
+    # rank each query's hits (stable: equal ranks keep their order), first chunk per doc
+    qc, dc = hit_qrow, hd_codes
+    if np.any(qc < 0):
+        valid = qc >= 0
+        qc, dc, rank = qc[valid], dc[valid], rank[valid]
+    if len(qc) > 1:
+        dq = np.diff(qc)
+        if np.any(dq < 0) or np.any(np.diff(rank)[dq == 0] < 0):
+            order = np.lexsort((rank, qc))
+            qc, dc = qc[order], dc[order]
+    key = qc * n_docs + dc
+    # judged grades: the last judgment of each (query, doc), negatives counting 0
+    grade = qrels["grade"].to_numpy(dtype=np.int64)
+    ok = qq >= 0
+    qkey = qq * n_docs + qd
+    rows = np.flatnonzero(ok)[::-1]  # reversed: np.unique's first index is the last judgment
+    judged_keys, at = np.unique(qkey[rows], return_index=True)
+    judged_grade = np.maximum(grade[rows[at]], 0)
+    # the first hit of each (query, doc) in rank order, and its grade: one sort of the keys
+    # packed with their positions (a plain integer sort is several times faster than a
+    # stable argsort or hashing), then the judged keys are looked up in the sorted keys
+    n = len(key)
+    bits = max(n - 1, 1).bit_length()
+    if n and int(key.max()) < (1 << (62 - bits)):
+        packed = np.sort((key << bits) | np.arange(n, dtype=np.int64))
+        pos, skey = packed & ((1 << bits) - 1), packed >> bits
+    else:
+        pos = np.argsort(key, kind="stable")
+        skey = key[pos]
+    lead = np.r_[True, skey[1:] != skey[:-1]] if n else np.zeros(0, dtype=bool)
+    first = np.zeros(n, dtype=bool)
+    first[pos[lead]] = True
+    where = np.searchsorted(skey, judged_keys)
+    found = where < n
+    found[found] = skey[where[found]] == judged_keys[found]
+    gains = np.zeros(n)
+    gains[pos[where[found]]] = judged_grade[found]  # where = the first of equal keys
+    qc, gains = qc[first], gains[first]
+    # ideal: the positive judgments, last one per (query, doc)
+    positive = ok & (qrels["grade"].to_numpy() > 0)
+    pos_idx = np.flatnonzero(positive)[::-1]
+    pos_last = np.sort(pos_idx[np.unique(qkey[pos_idx], return_index=True)[1]])
+    return (names, qc, gains, qq[pos_last], grade[pos_last].astype(np.float64),
+            _sorted_names(qrels["qid"][positive], qq_local[positive], qq_names), top,
+            hq_names)
 
 
 def evaluate(hits: pd.DataFrame, qrels: pd.DataFrame, metrics: Sequence[str] = DEFAULT_METRICS,
@@ -115,27 +259,26 @@ def evaluate(hits: pd.DataFrame, qrels: pd.DataFrame, metrics: Sequence[str] = D
     has_tags = queries is not None and "tags" in queries.columns
     if by_tag and not has_tags:
         raise ValueError("by_tag=True needs a queries frame with a 'tags' column")
-    gains, ideal = _gains_and_ideal(hits, qrels, level)
-    ideal = {str(q): g for q, g in ideal.items()}
-    by_q = {str(q): g["gain"].to_numpy() for q, g in gains.groupby("qid", sort=False)}
-    top = (hits.groupby("qid", sort=False)["score"].max() if len(hits)
-           else pd.Series(dtype=float))
-    top.index = top.index.astype(str)
+    (names, qrow, gains, ideal_qrow, ideal, ideal_qids, top,
+     hit_qids) = _flat_gains(hits, qrels, level)
+    values = metric_arrays(metrics, len(names), qrow, gains, ideal_qrow, ideal)
+    judged_of = np.bincount(ideal_qrow, weights=ideal != 0, minlength=len(names)) > 0
     if queries is not None:
         qids = [str(q) for q in queries["qid"]]
     else:
-        qids = list(ideal) + [q for q in top.index if q not in ideal]
-    rows = []
-    for qid in qids:
-        grades = ideal.get(qid)
-        judged = grades is not None and bool(np.count_nonzero(grades))
-        row: dict[str, object] = {"qid": qid, "judged": judged,
-                                  "top_score": float(top.get(qid, np.nan))}
-        for m in metrics:
-            row[m] = (metric_value(m, by_q.get(qid, np.zeros(0, dtype=np.int64)), grades)
-                      if judged else np.nan)
-        rows.append(row)
-    table = pd.DataFrame(rows, columns=["qid", "judged", "top_score", *metrics])
+        in_ideal = set(ideal_qids)
+        qids = ideal_qids + [q for q in dict.fromkeys(hit_qids) if q not in in_ideal]
+    at = pd.Index(names).get_indexer(qids)
+    known = at >= 0
+    at0 = np.maximum(at, 0)
+    columns = {"qid": qids, "judged": known & judged_of[at0] if len(names) else known,
+               "top_score": np.where(known, top[at0], np.nan) if len(names)
+               else np.full(len(qids), np.nan)}
+    for m in metrics:
+        columns[m] = (np.where(known, values[m][at0], np.nan) if len(names)
+                      else np.full(len(qids), np.nan))
+    table = (pd.DataFrame(columns) if qids
+             else pd.DataFrame([], columns=["qid", "judged", "top_score", *metrics]))
     table["judged"] = table["judged"].astype(bool)
     if has_tags:
         table["tags"] = [_normalise_tags(t) for t in queries["tags"]]

@@ -1,8 +1,11 @@
 """Lexical retrievers: BM25 (the five bm25s variants) and TF-IDF cosine, on sparse matrices.
 
 Both stages tokenise the corpus once (lazily, on first use) into a scipy CSR doc-term count
-matrix, precompute a term × doc weight matrix, and score all queries of a call with one
-sparse matrix product. They return the hits contract of :mod:`memlab.frames` with
+matrix and precompute a term × doc weight matrix; each query is scored by adding its terms'
+postings into a per-document score vector (the same additions, in the same order, as the
+sparse product ``q_weights @ term_doc_weights_``, so scores are bit-identical to it) and its
+top ``depth`` are selected without sorting every document. They return the hits contract of
+:mod:`memlab.frames` with
 
 ``score``
     the raw ranker score (BM25: identical to bm25s for the same tokens and parameters;
@@ -27,7 +30,9 @@ but documents without any query term are never returned. Query terms that are no
 corpus vocabulary add nothing to scores; under ``match="all"`` such a term makes the query
 match nothing (like FTS5). Empty or punctuation-only queries return no hits.
 
-Ranking: score descending, ties broken by lower ``docno``; at most ``depth`` hits per query.
+Ranking: score descending, ties broken by lower ``docno`` (deterministic: equal scores never
+depend on the selection algorithm or on which other queries are in the call); at most
+``depth`` hits per query.
 
 Keyword fallback (``fallback=True``, OpenClaw 2026.7's ``searchKeywordWithFallback``, reference
 §4 step 4): when ``match="all"`` finds nothing for a query, the stage searches each of the
@@ -53,7 +58,7 @@ score every keyword with their own ranker.)
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from itertools import chain, repeat
 from typing import Any
 
@@ -80,10 +85,6 @@ _PATH_BOOST = 0.18
 _LENGTH_DIVISOR = 160
 _LENGTH_CAP = 0.18
 
-# Cap on query × doc cells handled per sparse product, to bound memory on big corpora.
-_CELLS_PER_BATCH = 4_000_000
-# Cap on gathered (query term, document) postings per batch (memory of the flat arrays).
-_POSTINGS_PER_BATCH = 8_000_000
 
 
 # -- OpenClaw scores -----------------------------------------------------------------------
@@ -220,7 +221,9 @@ class _LexicalStage(Stage):
 
     def _validate_common(self) -> None:
         corpus = self.corpus
-        if not hasattr(corpus, "chunks") or not hasattr(corpus, "texts"):
+        # the class check first: ``Corpus.texts`` is a property that builds the text list
+        if not hasattr(corpus, "chunks") or not (hasattr(type(corpus), "texts")
+                                                 or hasattr(corpus, "texts")):
             raise TypeError(
                 f"corpus must be a memlab.corpus.Corpus (got {type(corpus).__name__}); build "
                 "one with Corpus.from_texts([...]) or by indexing a workspace"
@@ -352,58 +355,113 @@ class _LexicalStage(Stage):
     def _rank(self, texts: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per query text: (docnos, raw scores) of its hits, best first, at most ``depth``.
 
-        Queries are scored in batches into a dense (batch × docs) array: the postings of every
-        query term are gathered and summed with one ``np.bincount`` (the same additions in
-        the same order as the sparse product ``q_weights @ term_doc_weights_``, so scores are
-        bit-identical to :meth:`score_matrix`); the top ``depth`` per row come from
-        ``np.argpartition``. Batches bound both the dense cells and the gathered postings."""
+        One query at a time (as bm25s does): the postings of each query term are added into
+        a dense per-document score vector, ``scores[docs] += weights`` (a term's documents
+        are distinct, so this is exact; the additions happen in the order of the sparse
+        product ``q_weights @ term_doc_weights_``, so scores are bit-identical to
+        :meth:`score_matrix`). The top ``depth`` come from a selection over the query's
+        candidates only when its postings are few, else from ``np.partition`` over all
+        documents plus a threshold; the survivors are sorted by score descending, ties by
+        lower docno. Per-query numpy work is O(postings + documents), with no
+        (queries × documents) block and no sort of the postings."""
         q_counts, n_distinct = self._query_counts(texts)
         q_weights, const = self._query_weights(q_counts)
         q_weights = sp.csr_matrix(q_weights)
         n_docs = len(self.corpus.chunks)
+        empty = (np.zeros(0, dtype=np.int64), np.zeros(0))
         if len(texts) == 0:
             return []
         if n_docs == 0 or q_weights.nnz == 0:
-            empty = (np.zeros(0, dtype=np.int64), np.zeros(0))
             return [empty] * len(texts)
-        weights = self.term_doc_weights_
-        presence = self.term_doc_presence_
-        # one gather serves scores and match counts when the two share their sparsity pattern
-        memo = self.__dict__.get("_shared_pattern")
-        if memo is None or memo[0] is not weights or memo[1] is not presence:
-            memo = (weights, presence, _same_pattern(weights, presence))
-            self.__dict__["_shared_pattern"] = memo
-        shared = memo[2] and _same_pattern(q_weights, q_counts)
-        if self.match == "all":
-            need = np.maximum(n_distinct, 1).astype(np.float64)  # empty query: no hits
-        else:
-            need = np.ones(len(texts))
+        post = self._postings()
+        shared = post.presence is None and _same_pattern(q_weights, q_counts)
+        if shared:
+            p_ptr, p_idx = post.indptr, post.indices
+            c_ptr, c_idx = q_weights.indptr.tolist(), q_weights.indices.tolist()
+        else:  # hits come from the presence matrix and the query's distinct known terms
+            p_ptr, p_idx = post.presence_postings()
+            qc = sp.csr_matrix(q_counts)
+            qc.sum_duplicates()
+            c_ptr, c_idx = qc.indptr.tolist(), qc.indices.tolist()
+        w_ptr, w_idx, w_data = post.indptr, post.indices, post.data
+        minw = post.min_weight
+        q_ptr = q_weights.indptr.tolist()
+        q_idx = q_weights.indices.tolist()
+        q_dat = q_weights.data.tolist()
+        const_l = const.tolist()
+        need_l = n_distinct.tolist()
+        match_all = self.match == "all"
+        depth = self.depth
+        if depth is not None and depth >= n_docs:
+            depth = None
+        sparse_below = n_docs // 2
         per_query: list[tuple[np.ndarray, np.ndarray]] = []
-        for sl in _row_batches(q_weights, weights, n_docs):
-            qw = q_weights[sl]
-            b = sl.stop - sl.start
-            flat, vals = _gather(qw, weights, n_docs)
-            sums = np.bincount(flat, weights=vals, minlength=b * n_docs).reshape(b, n_docs)
-            if shared and self.match == "any":
-                hit = np.zeros(b * n_docs, dtype=bool)
-                hit[flat] = True
-                hit = hit.reshape(b, n_docs)
-            else:
-                if shared:
-                    flat_p = flat
+        for row in range(len(texts)):
+            lo_q, hi_q = q_ptr[row], q_ptr[row + 1]
+            hit_terms = c_idx[c_ptr[row]:c_ptr[row + 1]]
+            if lo_q == hi_q or (match_all and len(hit_terms) < max(need_l[row], 1)):
+                per_query.append(empty)
+                continue
+            terms, qws = q_idx[lo_q:hi_q], q_dat[lo_q:hi_q]
+            scores = np.zeros(n_docs)
+            n_post = 0
+            positive = const_l[row] == 0.0 and not match_all
+            for t, qw in zip(terms, qws, strict=True):
+                lo, hi = w_ptr[t], w_ptr[t + 1]
+                if lo == hi:
+                    continue
+                n_post += hi - lo
+                docs = w_idx[lo:hi]
+                if qw == 1.0:  # x * 1.0 == x exactly, so the product can be skipped
+                    scores[docs] += w_data[lo:hi]
                 else:
-                    qb = sp.csr_matrix(q_counts[sl])
-                    qb.sum_duplicates()
-                    qb.data[:] = 1.0
-                    flat_p, _ = _gather(qb, presence, n_docs, values=False)
-                counts = np.bincount(flat_p, minlength=b * n_docs).reshape(b, n_docs)
-                hit = counts >= need[sl, None]
-                del counts, flat_p
-            del flat, vals
-            if const[sl].any():
-                sums += const[sl, None]  # const + sum, as the sparse path adds them
-            per_query.extend(_top_dense(sums, hit, self.depth))
+                    scores[docs] += w_data[lo:hi] * qw
+                positive = positive and minw[t] * qw > 0.0
+            if positive:
+                # every matching document scores > 0 and every other exactly 0: the score
+                # itself tells hits apart, no presence pass needed
+                key, floor = scores, 0.0
+            else:
+                if match_all:
+                    count = np.zeros(n_docs, dtype=np.int32)
+                    for t in hit_terms:
+                        count[p_idx[p_ptr[t]:p_ptr[t + 1]]] += 1
+                    hit = count >= need_l[row]
+                else:
+                    hit = np.zeros(n_docs, dtype=bool)
+                    for t in hit_terms:
+                        hit[p_idx[p_ptr[t]:p_ptr[t + 1]]] = True
+                if const_l[row] != 0.0:
+                    scores += const_l[row]  # const + sum, as the sparse product path adds them
+                key, floor = np.where(hit, scores, -np.inf), -np.inf
+            if depth is None or n_post <= sparse_below:
+                # few postings: select among the (at most n_post) hits only
+                cand = np.flatnonzero(key > floor)
+                vals = key[cand]
+                if depth is not None and len(cand) > depth:
+                    kth = np.partition(vals, len(vals) - depth)[len(vals) - depth]
+                    keep = vals >= kth
+                    cand, vals = cand[keep], vals[keep]
+            else:
+                # the depth-th largest key over all documents; when it is a hit's, every key
+                # >= it is a candidate (boundary ties included, cut by docno below)
+                kth = np.partition(key, n_docs - depth)[n_docs - depth]
+                cand = np.flatnonzero(key >= kth) if kth > floor else np.flatnonzero(key > floor)
+                vals = key[cand]
+            # candidates are in docno order, so a stable sort on -score breaks ties by docno
+            order = np.argsort(-vals, kind="stable")
+            if depth is not None:
+                order = order[:depth]
+            per_query.append((cand[order], vals[order]))
         return per_query
+
+    def _postings(self) -> _Postings:
+        """``term_doc_weights_`` as :class:`_Postings` (cached per weight matrix)."""
+        weights, presence = self.term_doc_weights_, self.term_doc_presence_
+        post = self.__dict__.get("_postings_cache")
+        if post is None or post.weights is not weights or post.presence_matrix is not presence:
+            post = self.__dict__["_postings_cache"] = _Postings(weights, presence)
+        return post
 
     def _fallback(self, texts: list[str], rows: list[int]
                   ) -> dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -594,95 +652,36 @@ def _same_pattern(a: sp.csr_matrix, b: sp.csr_matrix) -> bool:
             and np.array_equal(a.indices, b.indices))
 
 
-def _row_batches(q: sp.csr_matrix, m: sp.csr_matrix, n_cols: int) -> Iterable[slice]:
-    """Consecutive row slices of ``q`` such that each batch's dense (rows × n_cols) block
-    holds at most ``_CELLS_PER_BATCH`` cells and its rows' gathered postings of ``m`` (the
-    entries of ``q @ m`` before summing) at most ``_POSTINGS_PER_BATCH`` (one row at least)."""
-    n_rows = q.shape[0]
-    max_rows = max(1, _CELLS_PER_BATCH // max(n_cols, 1))
-    lens = np.diff(m.indptr)[q.indices]
-    per_row = np.bincount(np.repeat(np.arange(n_rows), np.diff(q.indptr)), weights=lens,
-                          minlength=n_rows)
-    cum = np.concatenate(([0.0], np.cumsum(per_row)))
-    start = 0
-    while start < n_rows:
-        stop = int(np.searchsorted(cum, cum[start] + _POSTINGS_PER_BATCH, side="right")) - 1
-        stop = max(start + 1, min(start + max_rows, stop, n_rows))
-        yield slice(start, stop)
-        start = stop
+class _Postings:
+    """A CSR term × doc matrix as plain per-term postings for the query loop of ``_rank``:
+    ``indptr`` as a Python list (cheap scalar slicing), ``indices`` as ``intp`` (numpy's
+    fancy indexing casts int32 indices on every use), ``data``, and each term's smallest
+    weight (a query whose terms all have positive weights can tell hits by score > 0).
+    ``presence`` is None when the presence matrix stores the same pattern as the weights."""
 
+    def __init__(self, weights: sp.csr_matrix, presence: sp.csr_matrix):
+        self.weights, self.presence_matrix = weights, presence
+        self.indptr = weights.indptr.tolist()
+        self.indices = weights.indices.astype(np.intp, copy=False)
+        self.data = weights.data
+        sizes = np.diff(weights.indptr)
+        self.min_weight = np.full(weights.shape[0], np.inf)
+        nonempty = sizes > 0
+        if weights.nnz:
+            self.min_weight[nonempty] = np.minimum.reduceat(weights.data,
+                                                            weights.indptr[:-1][nonempty])
+        self.min_weight = self.min_weight.tolist()
+        self.presence = None if _same_pattern(weights, presence) else presence
+        self._presence_postings: tuple[list[int], np.ndarray] | None = None
 
-def _gather(q: sp.csr_matrix, m: sp.csr_matrix, n_cols: int, values: bool = True
-            ) -> tuple[np.ndarray, np.ndarray | None]:
-    """The terms of ``q @ m`` before summing, in ``csr_matmat``'s order: for every stored
-    ``q[i, t]`` (stored order) and every stored ``m[t, j]`` (stored order), the flat dense
-    index ``i * n_cols + j`` and (with ``values``) the product ``q[i, t] * m[t, j]``."""
-    rows = np.repeat(np.arange(q.shape[0], dtype=np.int64) * n_cols, np.diff(q.indptr))
-    ip = m.indptr
-    lens = (ip[q.indices + 1] - ip[q.indices]).astype(np.int64)
-    bounds = ip[np.stack((q.indices, q.indices + 1), axis=1)].tolist()
-    if not bounds:
-        return np.zeros(0, dtype=np.int64), (np.zeros(0) if values else None)
-    m_idx, m_data = m.indices, m.data
-    flat = np.repeat(rows, lens)
-    flat += np.concatenate([m_idx[s:e] for s, e in bounds])
-    if not values:
-        return flat, None
-    data = np.concatenate([m_data[s:e] for s, e in bounds])
-    if not np.all(q.data == 1.0):  # x * 1.0 == x exactly, so the product can be skipped
-        data *= np.repeat(q.data, lens)
-    return flat, data
-
-
-def _top_dense(scores: np.ndarray, hit: np.ndarray, depth: int | None
-               ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Per row of a dense (rows × docs) block: (docnos, scores) of the cells where ``hit``,
-    best first (score descending, ties by lower docno), at most ``depth``."""
-    n_rows, n_cols = scores.shape
-    if depth is None or depth >= n_cols:
-        sel = hit
-    else:
-        # The depth-th largest score of each row over *all* cells bounds the depth-th
-        # largest over its hits from above; where at least depth hits reach it the two are
-        # equal, so every hit >= it is a candidate (boundary ties included, cut by docno
-        # order below). Rows with at most depth hits keep them all; the rest (non-hits
-        # outscoring hits, possible with bm25l/bm25+) are redone with non-hits masked.
-        kth = np.partition(scores, n_cols - depth, axis=1)[:, n_cols - depth]
-        sel = scores >= kth[:, None]
-        sel &= hit
-        n_hit = np.count_nonzero(hit, axis=1)
-        few = np.flatnonzero(n_hit <= depth)
-        if len(few):
-            sel[few] = hit[few]
-        redo = np.flatnonzero((n_hit > depth) & (np.count_nonzero(sel, axis=1) < depth))
-        if len(redo):
-            masked = np.where(hit[redo], scores[redo], -np.inf)
-            kth = np.partition(masked, n_cols - depth, axis=1)[:, n_cols - depth]
-            sel[redo] = (masked >= kth[:, None]) & hit[redo]
-    flat = np.flatnonzero(sel)
-    rows, cols = np.divmod(flat, n_cols)
-    return _split_sorted(rows, cols, scores.ravel()[flat], n_rows, depth)
-
-
-def _split_sorted(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, n_rows: int,
-                  depth: int | None) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Per row: (cols, vals) sorted by value descending, ties by lower col, at most depth."""
-    # rows arrive grouped in ascending order with cols ascending inside each row, so a
-    # stable sort by -vals followed by a sort on (row, that rank) is the lexsort
-    by_val = np.argsort(-vals, kind="stable")
-    rank = np.empty(len(vals), dtype=np.int64)
-    rank[by_val] = np.arange(len(vals))
-    order = np.argsort(rows.astype(np.int64) * max(len(vals), 1) + rank)
-    rows, cols, vals = rows[order], cols[order].astype(np.int64), vals[order]
-    counts = np.bincount(rows, minlength=n_rows)
-    if depth is not None and len(rows) and counts.max() > depth:
-        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-        rank = np.arange(len(rows)) - np.repeat(starts, counts)
-        sel = rank < depth
-        cols, vals = cols[sel], vals[sel]
-        counts = np.minimum(counts, depth)
-    bounds = np.cumsum(counts)[:-1]
-    return list(zip(np.split(cols, bounds), np.split(vals, bounds), strict=True))
+    def presence_postings(self) -> tuple[list[int], np.ndarray]:
+        """(indptr list, intp indices) of the presence matrix."""
+        if self.presence is None:
+            return self.indptr, self.indices
+        if self._presence_postings is None:
+            m = self.presence
+            self._presence_postings = (m.indptr.tolist(), m.indices.astype(np.intp, copy=False))
+        return self._presence_postings
 
 
 # -- BM25 ----------------------------------------------------------------------------------
