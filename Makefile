@@ -29,15 +29,21 @@ clean:
 
 # Parity with the real OpenClaw 2026.7.35 (parity/README.md): installs Node 24 and OpenClaw
 # from the npm registry into ~/.cache/memlab/parity once, then compares every suite (about a
-# minute). Not part of `make test`. Extra flags: make parity PARITY_ARGS="-v --suites hybrid"
+# minute), then check_serve.py: OpenClaw indexes and searches through `memlab serve-embeddings`
+# (the local MiniLM) with the vectors memlab's local provider computes (~1-3 min).
+# Not part of `make test`. Extra flags: make parity PARITY_ARGS="-v --suites hybrid"
 .PHONY: parity
 parity: $(STAMP)
 	$(BIN)/python parity/run.py $(PARITY_ARGS)
+	$(BIN)/python parity/check_serve.py
 
 # Benchmarks against peers (benchmarks/README.md): prints Markdown tables with every ratio next
-# to its target and writes JSON to benchmarks/results/. Not part of `make test`.
+# to its target and writes JSON to benchmarks/results/. Not part of `make test`. All of them
+# take about 15 minutes on a busy 2-core machine (benchmarks/README.md).
 .PHONY: bench
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_bm25.py
 	$(BIN)/python benchmarks/bench_metrics.py
 	$(BIN)/python benchmarks/bench_search.py
+	$(BIN)/python benchmarks/bench_sweep.py
+	$(BIN)/python benchmarks/bench_index.py

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
 import warnings
 from collections.abc import Sequence
@@ -29,8 +30,35 @@ from memlab.index.errors import IndexLocked, IndexPaused, IndexUnavailable
 
 
 def _search(args: argparse.Namespace) -> int:
+    try:
+        return _search_or_fail(args)
+    except ProviderUnavailable as exc:
+        from memlab.embed.fallback import RequiredProviderUnavailable, unavailable_result
+
+        if not isinstance(exc, RequiredProviderUnavailable):  # failed while searching
+            try:
+                ms = _agent_config(args)[0].memory_search
+            except (ConfigError, ValueError, FileNotFoundError):
+                ms = None
+            if ms is not None and ms.provider_requirement() == "required":
+                exc = RequiredProviderUnavailable(ms.resolved_provider(), str(exc))
+        if not args.json:
+            raise exc from None
+        # the memory_search tool's payload: results [], disabled, unavailable, error, action
+        reason = exc.reason if isinstance(exc, RequiredProviderUnavailable) else str(exc)
+        print(json.dumps(unavailable_result(reason), ensure_ascii=False, indent=2))
+        print(f"memlab: {exc}", file=sys.stderr)
+        return 3
+
+
+def _search_or_fail(args: argparse.Namespace) -> int:
     from memlab.openclaw import MemorySearch
     from memlab.workspace import MemlabWarning
+
+    try:
+        args.query.encode("utf-8")
+    except UnicodeEncodeError:  # undecodable bytes on the command line (surrogate escapes)
+        raise ValueError("the query is not valid UTF-8 text") from None
 
     cfg, agent = _agent_config(args)
     with warnings.catch_warnings(record=True) as caught:
@@ -43,10 +71,11 @@ def _search(args: argparse.Namespace) -> int:
             ms = IndexedMemorySearch(args.workspace, cfg, index_path=args.index,
                                      agent_id=agent, **_session_args(args))
     for skipped in ms.corpus.skipped:
-        print(f"memlab: skipped {skipped.path}: {skipped.reason}", file=sys.stderr)
+        print(f"memlab: skipped {_printable(skipped.path)}: {skipped.reason}", file=sys.stderr)
     for w in caught:
-        if "another memlab index" in str(w.message):
-            print(str(w.message), file=sys.stderr)
+        text = str(w.message)
+        if "another memlab index" in text or "keyword-only" in text:
+            print(text, file=sys.stderr)
     payload = ms.search(args.query, max_results=args.max_results, min_score=args.min_score,
                         now=args.now)
     if args.json:
@@ -73,13 +102,21 @@ def _session_args(args: argparse.Namespace) -> dict:
             "visibility": getattr(args, "visibility", None)}
 
 
+def _printable(path: str) -> str:
+    """``path`` with control characters escaped: a file name holding a newline or a terminal
+    escape sequence cannot break (or forge) the ``path:start-end`` line."""
+    return "".join(c if c.isprintable() or c == " " else
+                   c.encode("unicode_escape", "backslashreplace").decode("ascii")
+                   for c in path)
+
+
 def format_results(results: list[dict]) -> str:
     """The plain output of ``openclaw memory search``: score, ``path:start-end``, snippet."""
     if not results:
         return "No matches."
     lines = []
     for r in results:
-        lines.append(f"{r['score']:.3f} {r['path']}:{r['startLine']}-{r['endLine']}")
+        lines.append(f"{r['score']:.3f} {_printable(r['path'])}:{r['startLine']}-{r['endLine']}")
         lines.append(r["snippet"])
         lines.append("")
     return "\n".join(lines).strip()
@@ -87,18 +124,28 @@ def format_results(results: list[dict]) -> str:
 
 def _index(args: argparse.Namespace) -> int:
     from memlab.index.search import resolve_index_path
-    from memlab.index.store import IndexStore
     from memlab.index.sync import sync_index
-    from memlab.openclaw import make_embedder
+    from memlab.openclaw import keyword_only_config, make_search_embedder
     from memlab.workspace import MemlabWarning
 
     cfg, agent = _agent_config(args)
     ms = cfg.memory_search
     if not Path(args.workspace).expanduser().is_dir():
         raise FileNotFoundError(f"memory workspace not found: {args.workspace}")
-    embedder = None if ms.resolved_provider() == "none" else make_embedder(cfg)
+    embedder, degraded = (None, None) if ms.resolved_provider() == "none" else \
+        make_search_embedder(cfg)
     path = resolve_index_path(args.workspace, cfg, args.index)
-    store = IndexStore(path, fts_tokenizer=ms.store.fts.tokenizer)
+    store = _open_for_indexing(path, ms.store.fts.tokenizer, args.force)
+    if degraded is not None:  # optional provider unavailable: index keyword-only, unless
+        meta = store.read_meta() or {}  # that would throw away the index's vectors
+        if store.has_chunks() and meta.get("model", "fts-only") != "fts-only":
+            store.close()
+            raise ProviderUnavailable(
+                f'Memory sync aborted: embedding provider "{ms.resolved_provider()}" is '
+                "configured but unavailable. Refusing to run sync in fts-only fallback mode "
+                f"to protect existing vector index (current model: {meta.get('model')}). "
+                f"Reason: {degraded}")
+        cfg = keyword_only_config(cfg)  # make_search_embedder warned
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MemlabWarning)  # reported once below instead
@@ -108,7 +155,7 @@ def _index(args: argparse.Namespace) -> int:
     finally:
         store.close()
     for skipped in report.skipped:
-        print(f"memlab: skipped {skipped.path}: {skipped.reason}", file=sys.stderr)
+        print(f"memlab: skipped {_printable(skipped.path)}: {skipped.reason}", file=sys.stderr)
     files = sum(c["files"] for c in counts.values())
     chunks = sum(c["chunks"] for c in counts.values())
     print(f"Memory index updated ({report.workspace}).")
@@ -120,6 +167,29 @@ def _index(args: argparse.Namespace) -> int:
           f"{report.seconds:.2f}s")
     print(f"Store: {path}")
     return 0
+
+
+def _open_for_indexing(path: Path, tokenizer: str, force: bool):
+    """Open the index; a damaged file is an error naming ``--force``, which replaces it."""
+    from memlab.index.errors import IndexCorrupt
+    from memlab.index.store import IndexStore
+
+    try:
+        store = IndexStore(path, fts_tokenizer=tokenizer)
+        problem = store.quick_check()
+    except IndexCorrupt as exc:
+        store, problem = None, exc.detail
+    if problem is None:
+        return store
+    if store is not None:
+        store.close()
+    if not force:
+        raise IndexCorrupt(path, problem)
+    print(f"memlab: the index file {path} is damaged ({problem}); rebuilding it from scratch",
+          file=sys.stderr)
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    return IndexStore(path, fts_tokenizer=tokenizer)
 
 
 def _status(args: argparse.Namespace) -> int:
@@ -280,8 +350,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except IndexUnavailable as exc:
         print(f"memlab: error: {exc}", file=sys.stderr)
         return 2
-    except (FileNotFoundError, ValueError, NotImplementedError) as exc:
+    except (OSError, ValueError, NotImplementedError) as exc:  # missing/unreadable paths too
         print(f"memlab: error: {exc}", file=sys.stderr)
+        return 2
+    except sqlite3.DatabaseError as exc:  # disk full, I/O errors, damage found mid-query
+        hint = "free some disk space and run the command again" if "full" in str(exc) else \
+            "if the index file is damaged, rebuild it with `memlab index --force`"
+        print(f"memlab: error: SQLite: {exc}; {hint}", file=sys.stderr)
         return 2
 
 

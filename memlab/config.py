@@ -1158,6 +1158,27 @@ def load_config(source: str | Path | Mapping[str, Any] | MemlabConfig | None = N
     return MemlabConfig(memory_search=memory_search, memlab=memlab)
 
 
+def _misplaced_memory_search(node: Any, path: tuple[Any, ...] = (), depth: int = 0
+                             ) -> list[str]:
+    """Paths of ``memorySearch`` keys a whole OpenClaw config would not read (e.g.
+    ``agents.memorySearch``); the top level is reported by its own message."""
+    out: list[str] = []
+    if depth > 6:
+        return out
+    items = (node.items() if isinstance(node, dict)
+             else enumerate(node) if isinstance(node, list) else ())
+    for key, value in items:
+        here = (*path, key)
+        ok = (here in (("memorySearch",), ("agents", "defaults", "memorySearch"))
+              or (len(here) == 4 and here[:2] == ("agents", "list")
+                  and here[3] == "memorySearch"))
+        if key == "memorySearch" and not ok:
+            out.append(_join_path("", list(here)))
+        elif key != "memorySearch":
+            out.extend(_misplaced_memory_search(value, here, depth + 1))
+    return out
+
+
 def _from_openclaw(raw: dict[str, Any], agent_id: str | None, issues: list[ConfigIssue],
                    name: str) -> tuple[dict[str, Any], str]:
     """Pick and merge the memorySearch blocks of a whole OpenClaw config."""
@@ -1169,6 +1190,10 @@ def _from_openclaw(raw: dict[str, Any], agent_id: str | None, issues: list[Confi
     if not isinstance(agents, dict):
         issues.append(ConfigIssue("agents", f"expected an object, got {_show(agents)}"))
         agents = {}
+    for where in _misplaced_memory_search(raw):  # it would be silently ignored otherwise
+        issues.append(ConfigIssue(where, "memorySearch is not read here; put it at "
+                                         "agents.defaults.memorySearch (every agent) or "
+                                         "agents.list[].memorySearch (one agent)"))
     defaults = agents.get("defaults", {})
     if not isinstance(defaults, dict):
         issues.append(ConfigIssue("agents.defaults", f"expected an object, got {_show(defaults)}"))

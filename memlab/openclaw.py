@@ -49,8 +49,8 @@ from memlab.sessions import (
     visible_session_paths,
 )
 from memlab.snippet import citation, snippet
-from memlab.stages.decay import TemporalDecay
-from memlab.stages.fusion import Fusion
+from memlab.stages.decay import TemporalDecay, to_epoch_ms
+from memlab.stages.fusion import FusedHits, Fusion
 from memlab.stages.lexical import BM25, TfIdf
 from memlab.stages.mmr import MMR
 from memlab.stages.threshold import Threshold
@@ -74,21 +74,24 @@ def make_embedder(config: MemlabConfig, cache: EmbeddingCache | None = None
 
     An explicitly configured provider that memlab cannot create raises
     :class:`memlab.embed.ProviderUnavailable`: it never silently degrades to keyword-only.
+    With ``memorySearch.fallback`` the provider is a
+    :class:`memlab.embed.fallback.FallbackEmbedder` (OpenClaw's fallback semantics).
     """
+    from memlab.embed.fallback import create_with_fallback
+
     ms = config.memory_search
     provider_id = ms.resolved_provider()
     if provider_id == "none":
         return None
-    settings: dict[str, Any] = {}
-    if provider_id == "local":
-        if ms.local and ms.local.model_path:
-            settings["model_path"] = ms.local.model_path
-        settings["batch_size"] = config.memlab.batch_size
-    if ms.model and provider_id != "local":
-        settings["model"] = ms.model
-    if provider_id.lower() in _REMOTE_PROVIDERS:
-        settings.update(_remote_settings(provider_id.lower(), ms))
-    provider = get_provider(provider_id, **settings)
+    fallback_id = ms.resolved_fallback()
+    # OpenClaw: at start-up the fallback gets the primary's request (the configured model, or
+    # the primary's default); activated later, its own default model (else the configured one)
+    init_model = ms.model if ms.model is not None else (ms.resolved_model() or None)
+    late_model = _default_model(fallback_id) or ms.model
+    provider = create_with_fallback(
+        provider_id, lambda: _create_provider(config, provider_id, ms.model), fallback_id,
+        lambda at_init: _create_provider(config, str(fallback_id),
+                                         init_model if at_init else late_model))
     if not ms.cache.enabled:
         return provider
     if cache is None:
@@ -96,6 +99,72 @@ def make_embedder(config: MemlabConfig, cache: EmbeddingCache | None = None
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         cache = EmbeddingCache(path)
     return CachedEmbedder(provider, cache)
+
+
+def _default_model(provider_id: str | None) -> str | None:
+    from memlab.config import DEFAULT_MODELS
+
+    return DEFAULT_MODELS.get((provider_id or "").lower()) or None
+
+
+def _create_provider(config: MemlabConfig, provider_id: str, model: str | None
+                     ) -> EmbeddingProvider:
+    """Create provider ``provider_id`` from ``memorySearch`` with ``model`` (no cache)."""
+    ms = config.memory_search
+    settings: dict[str, Any] = {}
+    if provider_id == "local":
+        if ms.local and ms.local.model_path:
+            settings["model_path"] = ms.local.model_path
+        settings["batch_size"] = config.memlab.batch_size
+    if model and provider_id != "local":
+        settings["model"] = model
+    if provider_id.lower() in _REMOTE_PROVIDERS:
+        settings.update(_remote_settings(provider_id.lower(), ms))
+    return get_provider(provider_id, **settings)
+
+
+def keyword_only_config(config: MemlabConfig) -> MemlabConfig:
+    """A copy of ``config`` searching keyword-only (``provider: "none"``), for an optional
+    provider that is unavailable."""
+    cfg = config.model_copy(deep=True)
+    cfg.memory_search.provider = "none"
+    cfg.memory_search.fallback = "none"
+    return cfg
+
+
+def make_search_embedder(config: MemlabConfig, cache: EmbeddingCache | None = None
+                         ) -> tuple[EmbeddingProvider | None, str | None]:
+    """``(embedder, degraded_reason)`` with OpenClaw's provider requirement (§7.3).
+
+    ``provider: "none"`` -> ``(None, None)`` (keyword-only on purpose). A provider that
+    cannot be created: *required* (any explicitly configured provider but ``local``) raises
+    :class:`memlab.embed.fallback.RequiredProviderUnavailable` (search reports
+    "unavailable" with the reason and the fix); *optional* (provider unset, ``"auto"`` or
+    ``"local"``) warns with a :class:`memlab.workspace.MemlabWarning` and returns
+    ``(None, reason)``: keyword-only search.
+    """
+    import warnings
+
+    from memlab.embed import ProviderUnavailable
+    from memlab.embed.fallback import RequiredProviderUnavailable
+    from memlab.workspace import MemlabWarning
+
+    ms = config.memory_search
+    try:
+        embedder = make_embedder(config, cache)
+        if embedder is not None and embedder.id == "local" and \
+                ms.provider_requirement() == "optional":
+            _ = embedder.dims  # loads the model: a missing one degrades now, not mid-search
+        return embedder, None
+    except ProviderUnavailable as exc:
+        if ms.provider_requirement() == "required":
+            raise RequiredProviderUnavailable(ms.resolved_provider(), str(exc)) from None
+        reason = str(exc)
+        warnings.warn(f"memory search: embeddings unavailable (provider "
+                      f"{ms.resolved_provider()!r}): {reason}; using keyword-only results. "
+                      "Fix the provider or set provider \"none\" to silence this warning.",
+                      MemlabWarning, stacklevel=2)
+        return None, reason
 
 
 #: Remote providers make_embedder maps config to: id -> environment variables of the API key.
@@ -170,6 +239,8 @@ def _remote_settings(provider_id: str, ms: Any) -> dict[str, Any]:
         out["output_dimensionality"] = ms.output_dimensionality
     if ms.sync.embedding_batch_timeout_seconds is not None:
         out["batch_timeout"] = float(ms.sync.embedding_batch_timeout_seconds)
+    if provider_id in ("openai", "gemini", "voyage") and ms.remote.batch.enabled:
+        out["batch"] = ms.remote.batch  # the async batch-job API (memlab.embed.batch)
     return out
 
 
@@ -432,7 +503,14 @@ class MemorySearch:
         ms = self.config.memory_search
         self.session, self.session_tree = session, session_tree
         self.visibility, self.agent_id = visibility, agent_id
-        self.embedder = embedder if embedder is not None else make_embedder(self.config)
+        self.degraded: str | None = None
+        if embedder is not None:
+            self.embedder = embedder
+        else:
+            self.embedder, self.degraded = make_search_embedder(self.config)
+            if self.degraded is not None:  # optional provider unavailable: keyword-only
+                self.config = keyword_only_config(self.config)
+                ms = self.config.memory_search
         model = self.embedder.model if self.embedder is not None else "fts-only"
         max_bytes = None
         if self.embedder is not None:
@@ -442,6 +520,25 @@ class MemorySearch:
                                      model=model, max_input_bytes=max_bytes,
                                      sources=ms.effective_sources(), agent_id=agent_id)
         self._pipes: dict[tuple, Sequence] = {}
+
+    #: Why an optional provider (unset/``local``) is unavailable and search is keyword-only.
+    degraded: str | None = None
+
+    @classmethod
+    def from_corpus(cls, corpus: Corpus, config: MemlabConfig | dict | str | Path | None = None,
+                    embedder: EmbeddingProvider | None = None) -> MemorySearch:
+        """Search an already loaded :class:`~memlab.corpus.Corpus` (benchmarks, synthetic
+        collections) instead of a workspace; ``embedder`` as for the constructor."""
+        self = cls.__new__(cls)
+        self.config = config if isinstance(config, MemlabConfig) else load_config(
+            DEFAULT_CONFIG if config is None else config)
+        if self.config.memory_search.resolved_provider() == "none":
+            self.embedder = None
+        else:
+            self.embedder = embedder if embedder is not None else make_embedder(self.config)
+        self.corpus = corpus
+        self._pipes = {}
+        return self
 
     #: Session visibility settings (see :func:`openclaw_pipeline`); class defaults so
     #: subclasses that skip ``__init__`` have them.
@@ -477,7 +574,7 @@ class MemorySearch:
             self._pipes[key] = pipe
         for stage in pipe.stages:
             if isinstance(stage, TemporalDecay):
-                stage.set_params(now=now)
+                stage.now = now  # what set_params(now=now) does, without its validation cost
         return pipe
 
     def run(self, queries: Any, max_results: int | None = None, min_score: float | None = None,
@@ -489,12 +586,181 @@ class MemorySearch:
 
     def search(self, query: str, max_results: int | None = None,
                min_score: float | None = None, now: object = None) -> dict[str, Any]:
-        """One query, answered like ``openclaw memory search --json``."""
-        if not query.strip():
-            hits = pd.DataFrame()
-        else:
-            hits = self.run(query, max_results, min_score, now)
-        results = hits_to_results(hits, self.corpus, self.mode) if len(hits) else []
+        """One query, answered like ``openclaw memory search --json``.
+
+        Runs the fast single-query path (:meth:`search_hits`): the same stages on numpy
+        arrays, no frames; the results equal :meth:`run`'s.
+        """
+        results: list[dict[str, Any]] = []
+        if query.strip():
+            found = self.search_hits(query, max_results, min_score, now)
+            if found is not None:
+                results = self._results(found)
+            else:
+                hits = self.run(query, max_results, min_score, now)
+                results = hits_to_results(hits, self.corpus, self.mode) if len(hits) else []
         provider = self.embedder.id if self.embedder is not None else "none"
         model = self.embedder.model if self.embedder is not None else None
         return {"results": results, "provider": provider, "model": model}
+
+    def search_hits(self, query: str, max_results: int | None = None,
+                    min_score: float | None = None, now: object = None) -> FusedHits | None:
+        """One query's final hits as arrays (docno, score, vector/text score, keyword hit),
+        computed without DataFrames: the legs return arrays (FTS5 through reused prepared
+        statements), then fusion, decay, MMR and the threshold run on them.
+
+        The same hits as :meth:`run` (``tests/test_fast_search.py``, ``parity/run.py``);
+        ``None`` when the pipeline holds a stage the fast path does not know (session
+        visibility, ``minmax``/``zscore`` fusion, custom stages): use :meth:`run` then.
+        """
+        pipe = self.pipeline(max_results, min_score, now)
+        plan = _fast_plan(pipe)
+        if plan is None:
+            return None
+        fusion, decay, mmr, threshold = plan
+        text = query.strip()
+        k = int(fusion.candidates)
+        vec = _vector_arrays(fusion.vector, text, k) if fusion.vector is not None else None
+        txt = (_keyword_arrays(fusion.text, text, k, boost=fusion.vector is None)
+               if fusion.text is not None else None)
+        if (fusion.vector is not None and vec is None) or (fusion.text is not None
+                                                           and txt is None):
+            return None
+        hits = fusion.fuse_one(vec, txt)
+        if hits is None:
+            return None
+        if decay is not None and decay.enabled and len(hits.docno):
+            if decay.corpus is self.corpus:
+                mult = decay.docno_multipliers(hits.docno, to_epoch_ms(decay.now))
+            else:
+                cols = self._columns()
+                docnos = hits.docno.tolist()
+                mult = decay.multipliers([cols["path"][d] for d in docnos],
+                                         [cols["source"][d] for d in docnos],
+                                         to_epoch_ms(decay.now))
+            hits = hits._replace(score=hits.score * mult)
+            hits = _permute(hits, np.argsort(-hits.score, kind="stable"))
+        threshold.validate()
+        if not len(hits.docno):
+            return hits
+        # which hits the cut may keep does not depend on their order, so MMR can stop once
+        # it has picked maxResults of them
+        eligible = threshold.eligible(hits.score, hits.keyword_hit)
+        if mmr is not None and mmr.enabled:
+            order = mmr.order(hits.docno, hits.score, eligible, int(threshold.max_results))
+            hits, eligible = _permute(hits, order), eligible[order]
+        keep = np.flatnonzero(eligible)[:int(threshold.max_results)]
+        return _permute(hits, keep)
+
+    def _columns(self) -> dict[str, list]:
+        """The chunk table's columns as lists (built once per corpus)."""
+        chunks = self.corpus.chunks
+        cached = self.__dict__.get("_chunk_cols")
+        if cached is None or cached[0] is not chunks:
+            cols = {c: chunks[c].tolist() for c in ("path", "start_line", "end_line", "source",
+                                                    "text")}
+            cached = (chunks, cols)
+            self.__dict__["_chunk_cols"] = cached
+        return cached[1]
+
+    def _snippet(self, docno: int, cols: dict[str, list]) -> str:
+        memo = self.__dict__.setdefault("_snippets", {})
+        if memo.get("_chunks") is not self.corpus.chunks or len(memo) > 50_000:
+            memo.clear()
+            memo["_chunks"] = self.corpus.chunks
+        text = memo.get(docno)
+        if text is None:
+            text = memo[docno] = snippet(cols["text"][docno])
+        return text
+
+    def _results(self, hits: FusedHits) -> list[dict[str, Any]]:
+        """:func:`hits_to_results` of array hits."""
+        cols = self._columns()
+        mode = self.mode
+        out = []
+        for d, score, vs, ts in zip(hits.docno.tolist(), hits.score.tolist(),
+                                    hits.vector_score.tolist(), hits.text_score.tolist(),
+                                    strict=True):
+            path, start, end = cols["path"][d], int(cols["start_line"][d]), int(
+                cols["end_line"][d])
+            item: dict[str, Any] = {"path": path, "startLine": start, "endLine": end,
+                                    "score": float(score)}
+            if mode == "hybrid":
+                item["vectorScore"] = float(vs)
+                item["textScore"] = float(ts)
+            elif mode == "fts-only":
+                item["textScore"] = float(ts)
+            item["snippet"] = self._snippet(d, cols)
+            item["source"] = cols["source"][d]
+            item["citation"] = citation(path, start, end)
+            out.append(item)
+        return out
+
+
+def _permute(hits: FusedHits, order: np.ndarray) -> FusedHits:
+    return FusedHits(*(a[order] for a in hits))
+
+
+def _fast_plan(pipe: Sequence) -> tuple[Fusion, TemporalDecay | None, MMR | None,
+                                        Threshold] | None:
+    """``(fusion, decay, mmr, threshold)`` when ``pipe`` is one of
+    :func:`openclaw_pipeline`'s shapes made of stages the fast path knows, else ``None``."""
+    stages = list(pipe.stages)
+    if len(stages) < 2 or type(stages[0]) is not Fusion or type(stages[-1]) is not Threshold:
+        return None
+    decay = mmr = None
+    for stage in stages[1:-1]:
+        if type(stage) is TemporalDecay and decay is None and mmr is None:
+            decay = stage
+        elif type(stage) is MMR and mmr is None:
+            mmr = stage
+        else:
+            return None
+    fusion = stages[0]
+    for leg in (fusion.vector, fusion.text):
+        if leg is not None and type(leg) is not Cached:
+            return None
+    return fusion, decay, mmr, stages[-1]
+
+
+def _vector_arrays(leg: Cached, text: str, k: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The vector leg's first ``k`` hits of one query as ``(docnos, scores)``."""
+    from memlab.index.vectors import IndexVectorSearch
+
+    inner = leg.stage
+    if type(inner) is VectorSearch:
+        return inner.search_arrays(text, min(int(inner.depth), k))
+    if type(inner) is IndexVectorSearch:
+        d, s = inner.search_arrays(text)
+        return d[:k], s[:k]
+    return None
+
+
+def _keyword_arrays(leg: Cached, text: str, k: int, boost: bool
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """The keyword leg's hits of one query, cut as fusion cuts them: ``(docnos,
+    text_scores, boosted_scores, ranks)``; ``boost`` asks for the boosted scores."""
+    from memlab.index.fts import FTS5
+
+    inner = leg.stage
+    if type(inner) is FTS5:
+        found = inner.search_arrays(text, boost=boost)
+        n = len(found.docno) if found.fallback else min(k, len(found.docno))
+        ranks = np.arange(1, n + 1, dtype=np.int64)
+        return found.docno[:n], found.text_score[:n], found.boosted_score[:n], ranks
+    if not isinstance(inner, Stage):
+        return None
+    hits = inner.transform(as_queries(text))  # the research legs (BM25, TF-IDF)
+    if not len(hits):
+        empty = np.zeros(0)
+        return np.zeros(0, dtype=np.int64), empty, empty, np.zeros(0, dtype=np.int64)
+    ranks = hits["rank"].to_numpy(dtype=np.int64)
+    keep = ranks <= k
+    if "fallback" in hits.columns:
+        keep |= hits["fallback"].to_numpy(dtype=bool)
+    ts = hits["text_score"] if "text_score" in hits.columns else hits["score"]
+    # keyword-only mode ranks by the boosted score, else by the leg's own score
+    boosted = hits["boosted_score" if "boosted_score" in hits else "score"].to_numpy(
+        dtype=np.float64)
+    return (hits["docno"].to_numpy(dtype=np.int64)[keep], ts.to_numpy(dtype=np.float64)[keep],
+            boosted[keep], ranks[keep])

@@ -33,6 +33,7 @@ from __future__ import annotations
 import datetime
 import errno
 import hashlib
+import json
 import os
 import re
 import stat as stat_mod
@@ -40,14 +41,24 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from memlab.chunking import JS_WHITESPACE as _JS_WHITESPACE
 
+if TYPE_CHECKING:
+    from memlab.embed.base import EmbeddingInput
+
 __all__ = [
+    "MULTIMODAL_SPECS",
     "LoadedFile",
     "MemlabWarning",
     "MemoryFile",
+    "MultimodalFile",
+    "MultimodalSettings",
+    "classify_multimodal_path",
+    "detect_mime",
+    "load_multimodal_input",
+    "multimodal_settings",
     "SkippedFile",
     "dated_path_date",
     "is_evergreen",
@@ -193,8 +204,9 @@ def _errno_text(exc: OSError) -> str:
 class _Discovery:
     """One run of OpenClaw's ``listMemoryFiles`` that also records what it skipped."""
 
-    def __init__(self, workspace: str) -> None:
+    def __init__(self, workspace: str, multimodal: MultimodalSettings | None = None) -> None:
         self.workspace = workspace
+        self.multimodal = multimodal
         self.found: list[str] = []
         self.skipped: list[SkippedFile] = []
         self._skipped_paths: set[str] = set()
@@ -252,7 +264,8 @@ class _Discovery:
                     if (kind == "file" and full.endswith(".md")) or kind == "directory":
                         self.skip(full, "legacy/repair root memory path")
                     continue
-                if kind == "file" and full.endswith(".md"):
+                if kind == "file" and (full.endswith(".md") or classify_multimodal_path(
+                        full, self.multimodal) is not None):
                     self.found.append(full)
                 elif kind == "other" and full.endswith(".md"):
                     self.skip(full, "not a regular file")
@@ -310,7 +323,8 @@ class _Discovery:
                 self.skip(input_path, "symlink")
             elif stat_mod.S_ISDIR(st.st_mode):
                 self.walk(input_path)
-            elif stat_mod.S_ISREG(st.st_mode) and input_path.endswith(".md"):
+            elif stat_mod.S_ISREG(st.st_mode) and (input_path.endswith(".md") or (
+                    classify_multimodal_path(input_path, self.multimodal) is not None)):
                 self.found.append(input_path)
             elif stat_mod.S_ISREG(st.st_mode):
                 self.skip(input_path, "not a .md file")
@@ -353,12 +367,13 @@ def _workspace_dir(workspace: str | Path) -> str:
 
 
 def _discover(
-    workspace: str | Path, extra_paths: Sequence[str]
+    workspace: str | Path, extra_paths: Sequence[str],
+    multimodal: MultimodalSettings | None = None,
 ) -> tuple[list[MemoryFile], list[SkippedFile]]:
     if isinstance(extra_paths, str):
         raise TypeError("extra_paths must be a sequence of paths, not a single string")
     ws = _workspace_dir(workspace)
-    run = _Discovery(ws)
+    run = _Discovery(ws, multimodal)
     run.root_memory_file()
     run.memory_dir()
     run.extra(extra_paths)
@@ -370,7 +385,8 @@ def _discover(
 
 
 def list_memory_files(
-    workspace: str | Path, extra_paths: Sequence[str] = ()
+    workspace: str | Path, extra_paths: Sequence[str] = (), *,
+    multimodal: MultimodalSettings | None = None,
 ) -> list[MemoryFile]:
     """The memory files OpenClaw indexes for ``workspace``, in OpenClaw's order.
 
@@ -386,11 +402,15 @@ def list_memory_files(
     >>> [f.path for f in list_memory_files(ws)]
     ['memory/a.md', 'memory/b/x.md']
     """
-    return _discover(workspace, extra_paths)[0]
+    return _discover(workspace, extra_paths, multimodal)[0]
 
 
-def _read_one(file: MemoryFile, strict: bool) -> LoadedFile | SkippedFile:
+def _read_one(file: MemoryFile, strict: bool,
+              multimodal: MultimodalSettings | None = None) -> LoadedFile | SkippedFile:
     abs_path = os.fspath(file.abs_path)
+    modality = classify_multimodal_path(abs_path, multimodal)
+    if modality is not None and multimodal is not None:
+        return _read_multimodal(file, modality, multimodal)
     try:
         st = os.lstat(abs_path)
     except FileNotFoundError:
@@ -442,12 +462,13 @@ def _warn_skipped(skipped: Sequence[SkippedFile]) -> None:
 
 
 def _read_all(
-    files: Sequence[MemoryFile], strict: bool
+    files: Sequence[MemoryFile], strict: bool,
+    multimodal: MultimodalSettings | None = None,
 ) -> tuple[list[LoadedFile], list[SkippedFile]]:
     loaded: list[LoadedFile] = []
     skipped: list[SkippedFile] = []
     for file in files:
-        result = _read_one(file, strict)
+        result = _read_one(file, strict, multimodal)
         (loaded if isinstance(result, LoadedFile) else skipped).append(result)  # type: ignore[arg-type]
     return loaded, skipped
 
@@ -475,13 +496,18 @@ def read_memory_files(
 
 
 def scan_workspace(
-    workspace: str | Path, extra_paths: Sequence[str] = (), *, strict: bool = True
+    workspace: str | Path, extra_paths: Sequence[str] = (), *, strict: bool = True,
+    multimodal: MultimodalSettings | None = None,
 ) -> tuple[list[LoadedFile], list[SkippedFile]]:
     """Discover and read a workspace: loaded files, plus everything skipped and why.
 
     Skips found during discovery (symlinks, lowercase ``memory.md``, missing or non-``.md``
     extra paths, realpath duplicates, ``.openclaw-repair`` directories) come first, then
     read failures. Each skipped item emits one :class:`MemlabWarning`.
+
+    ``multimodal`` (:func:`multimodal_settings` of ``memorySearch.multimodal``): when enabled,
+    image/audio files of the enabled modalities are discovered too and loaded as
+    :class:`MultimodalFile` (one labelled chunk each; see :func:`load_multimodal_input`).
 
     >>> import tempfile, pathlib, os, warnings
     >>> ws = pathlib.Path(tempfile.mkdtemp())
@@ -493,8 +519,8 @@ def scan_workspace(
     >>> [f.path for f in loaded], skipped
     (['MEMORY.md'], [SkippedFile(path='alias.md', reason='symlink')])
     """
-    files, skipped = _discover(workspace, extra_paths)
-    loaded, unread = _read_all(files, strict)
+    files, skipped = _discover(workspace, extra_paths, multimodal)
+    loaded, unread = _read_all(files, strict, multimodal)
     skipped = skipped + unread
     _warn_skipped(skipped)
     return loaded, skipped
@@ -578,3 +604,196 @@ def is_memory_path(rel_path: str) -> bool:
     if normalized == CANONICAL_ROOT_MEMORY or normalized.lower() == "dreams.md":
         return True
     return normalized.startswith("memory/")
+
+
+# --------------------------------------------------------------------------- multimodal
+#
+# OpenClaw 2026.7.35 ``packages/memory-host-sdk/src/host/multimodal.ts`` and ``internal.ts``
+# (``listMemoryFiles`` / ``buildFileEntry`` / ``loadMultimodalEmbeddingInput``). With
+# ``memorySearch.multimodal.enabled``, the directory walks (``memory/`` and extra-path
+# directories) and single extra-path files also accept image/audio files of the enabled
+# modalities. (OpenClaw's docs say "only files in extraPaths"; its code walks ``memory/`` with
+# the same rule, and memlab follows the code.) ``MEMORY.md`` stays Markdown.
+
+#: Modality -> label prefix and accepted extensions (OpenClaw's ``MEMORY_MULTIMODAL_SPECS``;
+#: the code accepts ``.m2a`` too, which the docs do not list).
+MULTIMODAL_SPECS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "image": ("Image file", (".jpg", ".jpeg", ".png", ".webp", ".gif", ".heic", ".heif")),
+    "audio": ("Audio file", (".mp3", ".wav", ".ogg", ".opus", ".m4a", ".m2a", ".aac", ".flac")),
+}
+DEFAULT_MULTIMODAL_MAX_FILE_BYTES = 10 * 1024 * 1024
+
+# OpenClaw's MIME_BY_EXT for these extensions (used when sniffing finds nothing).
+_MIME_BY_EXT = {
+    ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".webp": "image/webp",
+    ".gif": "image/gif", ".heic": "image/heic", ".heif": "image/heif", ".mp3": "audio/mpeg",
+    ".m2a": "audio/mpeg", ".wav": "audio/wav", ".ogg": "audio/ogg", ".opus": "audio/opus",
+    ".m4a": "audio/x-m4a", ".aac": "audio/aac", ".flac": "audio/flac",
+}
+
+
+@dataclass(frozen=True)
+class MultimodalSettings:
+    """OpenClaw's normalised ``multimodal`` settings (``normalizeMemoryMultimodalSettings``)."""
+
+    enabled: bool = False
+    modalities: tuple[str, ...] = ()
+    max_file_bytes: int = DEFAULT_MULTIMODAL_MAX_FILE_BYTES
+
+    @property
+    def active(self) -> bool:
+        return self.enabled and bool(self.modalities)
+
+
+def multimodal_settings(config: object | None) -> MultimodalSettings | None:
+    """:class:`MultimodalSettings` from ``memorySearch.multimodal`` (a
+    :class:`memlab.config.MultimodalConfig` or a dict); ``None`` when not active."""
+    if config is None:
+        return None
+    if isinstance(config, dict):
+        enabled = config.get("enabled") is True
+        raw = config.get("modalities")
+        max_bytes = config.get("maxFileBytes", DEFAULT_MULTIMODAL_MAX_FILE_BYTES)
+    else:
+        enabled = bool(getattr(config, "enabled", False))
+        raw = getattr(config, "modalities", None)
+        max_bytes = getattr(config, "max_file_bytes", DEFAULT_MULTIMODAL_MAX_FILE_BYTES)
+    if raw is None or "all" in raw:
+        modalities: tuple[str, ...] = ("image", "audio")
+    else:
+        modalities = tuple(m for m in ("image", "audio") if m in raw)
+    settings = MultimodalSettings(enabled, modalities if enabled else (),
+                                  max(1, int(max_bytes)))
+    return settings if settings.active else None
+
+
+def classify_multimodal_path(path: str | os.PathLike[str],
+                             settings: MultimodalSettings | None) -> str | None:
+    """``"image"``/``"audio"`` when ``path`` has an enabled modality's extension (case
+    insensitive), else ``None`` (OpenClaw's ``classifyMemoryMultimodalPath``).
+
+    >>> s = MultimodalSettings(True, ("image",))
+    >>> classify_multimodal_path("x/Photo.PNG", s), classify_multimodal_path("a.wav", s)
+    ('image', None)
+    """
+    if settings is None or not settings.active:
+        return None
+    lower = os.fspath(path).lower()
+    for modality in settings.modalities:
+        if lower.endswith(MULTIMODAL_SPECS[modality][1]):
+            return modality
+    return None
+
+
+def _sniff(head: bytes) -> str | None:
+    """The MIME type of the first bytes of a file (the formats OpenClaw's ``file-type``
+    recognises among the multimodal ones), ``None`` when unknown."""
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if head.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if head[:6] in (b"GIF87a", b"GIF89a"):
+        return "image/gif"
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image/webp"
+    if head[:4] == b"RIFF" and head[8:12] == b"WAVE":
+        return "audio/wav"
+    if head.startswith(b"fLaC"):
+        return "audio/flac"
+    if head.startswith(b"ID3"):
+        return "audio/mpeg"
+    if head.startswith(b"OggS"):
+        if b"OpusHead" in head[:64]:
+            return "audio/opus"
+        if b"\x01vorbis" in head[:64] or b"FLAC" in head[:64]:
+            return "audio/ogg"
+        return "application/ogg"
+    if head[4:8] == b"ftyp":
+        brand = head[8:12]
+        if brand in (b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx"):
+            return "image/heic"
+        if brand in (b"mif1", b"msf1"):
+            return "image/heif"
+        if brand in (b"M4A ", b"M4B "):
+            return "audio/x-m4a"
+        return None
+    if len(head) >= 2 and head[0] == 0xFF and head[1] & 0xF6 == 0xF0:
+        return "audio/aac"
+    if len(head) >= 2 and head[0] == 0xFF and head[1] & 0xE0 == 0xE0:
+        return "audio/mpeg"
+    return None
+
+
+def detect_mime(head: bytes, path: str | os.PathLike[str]) -> str | None:
+    """OpenClaw's ``detectMime`` for multimodal files: the sniffed type when the bytes are
+    recognised, else the extension's type.
+
+    >>> detect_mime(b"RIFF\\0\\0\\0\\0WAVEfmt ", "clip.png"), detect_mime(b"text", "a.png")
+    ('audio/wav', 'image/png')
+    """
+    sniffed = _sniff(bytes(head[:512]))
+    if sniffed is not None:
+        return sniffed
+    return _MIME_BY_EXT.get(os.path.splitext(os.fspath(path))[1].lower())
+
+
+@dataclass(frozen=True)
+class MultimodalFile(LoadedFile):
+    """An image/audio memory file: ``text`` is its label (``"Image file: <path>"``), ``hash``
+    OpenClaw's chunk hash (sha256 of ``{path, contentText, mimeType, dataHash}``)."""
+
+    modality: str = "image"
+    mime_type: str = ""
+    data_hash: str = ""
+
+
+def _read_multimodal(file: MemoryFile, modality: str,
+                     settings: MultimodalSettings) -> MultimodalFile | SkippedFile:
+    abs_path = os.fspath(file.abs_path)
+    try:
+        st = os.lstat(abs_path)
+        if not stat_mod.S_ISREG(st.st_mode):
+            return SkippedFile(file.path, "not a regular file")
+        if st.st_size > settings.max_file_bytes:
+            return SkippedFile(file.path, f"{modality} file larger than multimodal."
+                                          f"maxFileBytes ({st.st_size} > "
+                                          f"{settings.max_file_bytes} bytes)")
+        with open(abs_path, "rb") as handle:
+            data = handle.read(settings.max_file_bytes + 1)
+    except FileNotFoundError:
+        return SkippedFile(file.path, "missing")
+    except OSError as exc:
+        return SkippedFile(file.path, f"unreadable: {_errno_text(exc)}")
+    mime = detect_mime(data[:512], abs_path)
+    if not mime or not mime.startswith(f"{modality}/"):
+        return SkippedFile(file.path, f"content is {mime or 'unknown'}, not {modality}")
+    label = f"{MULTIMODAL_SPECS[modality][0]}: {file.path}"
+    data_hash = hashlib.sha256(data).hexdigest()
+    chunk_json = json.dumps({"path": file.path, "contentText": label, "mimeType": mime,
+                             "dataHash": data_hash}, separators=(",", ":"), ensure_ascii=False)
+    return MultimodalFile(path=file.path, abs_path=file.abs_path, source=file.source,
+                          text=label, hash=hashlib.sha256(chunk_json.encode("utf-8")).hexdigest(),
+                          mtime_ms=st.st_mtime_ns // 1_000_000, size=st.st_size,
+                          modality=modality, mime_type=mime, data_hash=data_hash)
+
+
+def load_multimodal_input(file: MultimodalFile) -> EmbeddingInput | None:
+    """The embedding input of a multimodal file: its label as a text part plus the bytes as
+    an ``inline-data`` part (base64). ``None`` when the file changed since it was scanned
+    (size or sha256), as OpenClaw's ``loadMultimodalEmbeddingInput``."""
+    import base64
+
+    from memlab.embed.base import EmbeddingInput
+
+    try:
+        with open(file.abs_path, "rb") as handle:
+            data = handle.read(file.size + 1)
+    except OSError:
+        return None
+    if len(data) != file.size or hashlib.sha256(data).hexdigest() != file.data_hash:
+        return None
+    return EmbeddingInput(file.text, [
+        {"type": "text", "text": file.text},
+        {"type": "inline-data", "mimeType": file.mime_type,
+         "data": base64.b64encode(data).decode("ascii")},
+    ], hash=file.hash)

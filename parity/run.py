@@ -550,6 +550,10 @@ def stage_workspaces(names: Sequence[str], dest: Path, now_ms: int) -> dict[str,
             raise SetupError(f"no parity workspace {src}")
         target = dest / name
         shutil.copytree(src, target, symlinks=True)
+        folders = [d for d in (target / SESSIONS_DIR).glob("*") if d.is_dir()]
+        if len(folders) == 1 and folders[0].name != name:
+            # a dataset's transcripts (e.g. sessions/main/) belong to the agent it runs as
+            folders[0].rename(target / SESSIONS_DIR / name)
         for path in sorted(target.rglob("*")):
             if path.is_file() and not path.is_symlink():
                 rel = path.relative_to(target).as_posix()

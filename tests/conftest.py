@@ -52,3 +52,9 @@ def tiny_corpus() -> Corpus:
     paths = ["MEMORY.md", "memory/2026-01-01.md", "memory/2026-01-31.md", "memory/notes.md",
              "memory/2026-03-02.md", "memory/2026-01-01-retro.md", "other/x.md", "memory/y.md"]
     return Corpus.from_texts(texts, paths)
+
+
+# conftest.py files hold fixtures, not doctests; with --doctest-modules pytest would import
+# each one again as a module named "conftest" and stop on the clash ("import file mismatch")
+# when two folders are collected in one run (e.g. `pytest tests/index tests/embed`).
+collect_ignore_glob = ["*/conftest.py"]

@@ -22,7 +22,9 @@ def _load(name: str):
 
 @pytest.mark.parametrize("name,needs", [("bench_bm25", "bm25s"),
                                         ("bench_metrics", "pytrec_eval"),
-                                        ("bench_search", "faiss")])
+                                        ("bench_search", "faiss"),
+                                        ("bench_sweep", "faiss"),
+                                        ("bench_index", "sqlite3")])
 def test_benchmark_runs_tiny(name, needs, tmp_path, capsys):
     pytest.importorskip(needs)
     out = tmp_path / f"{name}.json"

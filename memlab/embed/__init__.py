@@ -57,7 +57,7 @@ OPENCLAW_PROVIDERS = (
     "local", "ollama", "lmstudio", "openai-compatible", "none",
 )
 # Modules of this package that are infrastructure, not providers.
-_NOT_PROVIDERS = {"base", "cache", "http", "models", "server", "bench"}
+_NOT_PROVIDERS = {"base", "cache", "http", "models", "server", "bench", "fallback"}
 # Provider modules that failed to import (a missing optional dependency): id -> error.
 _BROKEN: dict[str, Exception] = {}
 

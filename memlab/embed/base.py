@@ -129,6 +129,24 @@ class EmbeddingProvider(ABC):
     def embed_query(self, text: str) -> np.ndarray:
         """Embed one query: a float32 array of shape ``(dims,)``."""
 
+    def supports_multimodal(self) -> bool:
+        """Whether :meth:`embed_inputs` accepts image/audio parts for this model."""
+        return False
+
+    def embed_inputs(self, inputs: Sequence[str | EmbeddingInput]) -> np.ndarray:
+        """Embed documents given as structured inputs: float32 ``(len(inputs), dims)``.
+
+        Text-only inputs are embedded as documents; providers that support multimodal
+        embeddings (:meth:`supports_multimodal`) override this for image/audio parts.
+        """
+        items = [as_input(i) for i in inputs]
+        if any(i.structured for i in items):
+            raise MultimodalUnsupported(
+                f'Embedding provider "{self.id}" does not support multimodal memory inputs '
+                f"(model {self.model!r}); fix: use provider \"gemini\" with model "
+                '"gemini-embedding-2-preview", or disable memorySearch.multimodal')
+        return self.embed_documents([i.text for i in items])
+
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         """Embed several queries at once: float32 ``(len(texts), dims)``.
 
@@ -180,3 +198,51 @@ def check_vectors(vectors: Any, n: int, dims: int | None, who: str) -> np.ndarra
     if not np.isfinite(arr).all():
         raise ValueError(f"{who} returned non-finite values (NaN/inf) in its embeddings")
     return np.ascontiguousarray(arr)
+
+
+class EmbeddingInput:
+    """One structured embedding input: a text label plus inline parts (multimodal memory).
+
+    OpenClaw's ``EmbeddingInput`` (``{text, parts}``): ``parts`` are ``{"type": "text",
+    "text": ...}`` and ``{"type": "inline-data", "mimeType": ..., "data": <base64>}`` dicts.
+    ``hash`` is the embedding-cache key: for a multimodal file OpenClaw's chunk hash (sha256 of
+    ``{path, contentText, mimeType, dataHash}``), never the raw bytes.
+    """
+
+    __slots__ = ("hash", "parts", "text")
+
+    def __init__(self, text: str, parts: Sequence[Mapping[str, Any]] = (),
+                 hash: str | None = None):  # noqa: A002 - OpenClaw's field name
+        self.text = str(text)
+        self.parts = tuple(dict(p) for p in parts)
+        self.hash = hash or text_hash(self.text)
+
+    @property
+    def structured(self) -> bool:
+        """Whether any part is not text (OpenClaw's ``hasNonTextEmbeddingParts``)."""
+        return any(p.get("type") != "text" for p in self.parts)
+
+    def estimated_bytes(self) -> int:
+        """UTF-8 bytes counted against the 8,000-byte inline batch cap.
+
+        OpenClaw's embedding loop (``manager-embedding-policy.ts``) counts only the text parts
+        of a structured input (the inline data is not counted).
+        """
+        if not self.parts:
+            return len(self.text.encode("utf-8"))
+        return sum(len(str(p.get("text", "")).encode("utf-8")) for p in self.parts
+                   if p.get("type") == "text")
+
+    def __repr__(self) -> str:  # never the (possibly 10 MB) inline data
+        kinds = [p.get("mimeType") or p.get("type") for p in self.parts]
+        return f"EmbeddingInput(text={self.text!r}, parts={kinds})"
+
+
+def as_input(item: str | EmbeddingInput) -> EmbeddingInput:
+    """``item`` as an :class:`EmbeddingInput` (a plain text becomes a text-only input)."""
+    return item if isinstance(item, EmbeddingInput) else EmbeddingInput(str(item))
+
+
+class MultimodalUnsupported(ProviderUnavailable):
+    """The provider cannot embed image/audio inputs (OpenClaw's "does not support multimodal
+    memory inputs")."""

@@ -24,7 +24,13 @@ from typing import Any
 
 import numpy as np
 
-from memlab.embed.base import EmbeddingProvider, check_vectors, text_hash
+from memlab.embed.base import (
+    EmbeddingInput,
+    EmbeddingProvider,
+    as_input,
+    check_vectors,
+    text_hash,
+)
 
 #: Hashes per ``SELECT ... IN (...)`` lookup (OpenClaw uses 400).
 LOOKUP_BATCH = 400
@@ -260,6 +266,35 @@ class CachedEmbedder(EmbeddingProvider):
         if len(dims) != 1:
             raise ValueError(f"cached embeddings for {self.id!r}/{self.model!r} have mixed "
                              f"dimensions {sorted(dims)}; clear the cache")
+        return np.stack([vectors[h] for h in hashes]).astype(np.float32, copy=False)
+
+    def supports_multimodal(self) -> bool:
+        return self.provider.supports_multimodal()
+
+    def embed_inputs(self, inputs: Sequence[str | EmbeddingInput]) -> np.ndarray:
+        """Structured inputs through the cache, keyed by each input's ``hash`` (OpenClaw's
+        chunk hash: for a multimodal file it covers path, label, MIME type and the bytes'
+        sha256, so a changed image is re-embedded and an unchanged one is not)."""
+        items = [as_input(i) for i in inputs]
+        if not items:
+            return np.zeros((0, self.dims), dtype=np.float32)
+        if not any(i.structured for i in items):
+            return self.embed_documents([i.text for i in items])
+        hashes = [i.hash for i in items]
+        vectors = self.cache.get_many(self.provider, hashes)
+        self.cache_hits += sum(1 for h in hashes if h in vectors)
+        missing: dict[str, EmbeddingInput] = {}
+        for h, item in zip(hashes, items, strict=True):
+            if h not in vectors and h not in missing:
+                missing[h] = item
+        if missing:
+            fresh = check_vectors(self.provider.embed_inputs(list(missing.values())),
+                                  len(missing), None, f"provider {self.id!r}")
+            self.calls += 1
+            self.texts_embedded += len(missing)
+            new = dict(zip(missing.keys(), fresh, strict=True))
+            self.cache.put_many(self.provider, new)
+            vectors.update(new)
         return np.stack([vectors[h] for h in hashes]).astype(np.float32, copy=False)
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:

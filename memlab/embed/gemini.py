@@ -16,6 +16,10 @@ OpenClaw's ``extensions/google/embedding-provider.ts``:
   ``gemini/``, ``google/`` are dropped.
 * Vectors are sanitised and L2-normalised; a blank query embeds as the zero vector.
 * Cache key (§8): baseUrl, model, outputDimensionality, headers without auth.
+* Batch API (``remote.batch.enabled``, ``extensions/google/embedding-batch.ts``): JSONL lines
+  ``{"key", "request": <the batchEmbedContents request>}`` uploaded (multipart/related) to
+  ``{upload base}/files``, then ``:asyncBatchEmbedContent``; structured (image/audio) inputs
+  always go inline. See :mod:`memlab.embed.batch`.
 
     >>> g = GeminiProvider(api_key="AIza-secret", model="models/gemini-embedding-2-preview")
     >>> g.output_dimensionality, g.embed_url.endswith("gemini-embedding-2-preview:embedContent")
@@ -31,7 +35,8 @@ from urllib.parse import urlparse, urlunparse
 
 import numpy as np
 
-from memlab.embed.base import ProviderUnavailable, register_provider
+from memlab.embed.base import EmbeddingInput, ProviderUnavailable, register_provider
+from memlab.embed.batch import attach_batch
 from memlab.embed.http import (
     RemoteEmbedder,
     clean_headers,
@@ -76,6 +81,7 @@ class GeminiProvider(RemoteEmbedder):
     """Gemini embeddings with RETRIEVAL_QUERY / RETRIEVAL_DOCUMENT task types."""
 
     id = "gemini"
+    batch_api = "gemini"
     normalize = True
     secret_settings = frozenset({"api_key"})
     auth_fix = "check memorySearch.remote.apiKey (or GEMINI_API_KEY / GOOGLE_API_KEY)"
@@ -83,7 +89,7 @@ class GeminiProvider(RemoteEmbedder):
     def __init__(self, api_key: str | None = None, model: str | None = None,
                  base_url: str | None = None, headers: Mapping[str, str] | None = None,
                  output_dimensionality: int | None = None, task_type: str | None = None,
-                 **http: Any):
+                 batch: Any = None, **http: Any):
         key = api_key.strip() if isinstance(api_key, str) else ""
         if not key:
             raise ProviderUnavailable(
@@ -115,6 +121,11 @@ class GeminiProvider(RemoteEmbedder):
         self._token = token if isinstance(token, str) else None
         self._init_http(secrets=[key, self._token, *(
             v for k, v in self._extra_headers.items() if is_sensitive_header(k))], **http)
+        attach_batch(self, batch)
+
+    def batch_line(self, custom_id: str, text: str) -> dict[str, Any]:
+        """One request of an async batch (``buildGeminiEmbeddingRequest``, documents)."""
+        return {"custom_id": custom_id, "request": self._request(text, "document", True)}
 
     @property
     def model_path(self) -> str:
@@ -157,16 +168,30 @@ class GeminiProvider(RemoteEmbedder):
             auth = {"x-goog-api-key": self._api_key}
         return {**auth, "content-type": "application/json", **self._extra_headers}
 
-    def _request(self, text: str, kind: str, with_model: bool) -> dict[str, Any]:
+    def supports_multimodal(self) -> bool:
+        """Gemini Embedding 2 takes inline image/audio parts (OpenClaw's
+        ``supportsGeminiMultimodalEmbeddings``)."""
+        return self.model in GEMINI_EMBEDDING_2_MODELS
+
+    def _request(self, text: str | EmbeddingInput, kind: str, with_model: bool
+                 ) -> dict[str, Any]:
+        """OpenClaw's ``buildGeminiEmbeddingRequest``: text parts become ``{"text"}``, inline
+        data ``{"inlineData": {"mimeType", "data"}}``; a plain text is one text part."""
         task = self.task_type or ("RETRIEVAL_QUERY" if kind == "query" else "RETRIEVAL_DOCUMENT")
-        req: dict[str, Any] = {"content": {"parts": [{"text": text}]}, "taskType": task}
+        if isinstance(text, EmbeddingInput) and text.parts:
+            parts = [{"text": p.get("text", "")} if p.get("type") == "text" else
+                     {"inlineData": {"mimeType": p.get("mimeType"), "data": p.get("data")}}
+                     for p in text.parts]
+        else:
+            parts = [{"text": text.text if isinstance(text, EmbeddingInput) else text}]
+        req: dict[str, Any] = {"content": {"parts": parts}, "taskType": task}
         if with_model:
             req["model"] = self.model_path
         if self.output_dimensionality is not None:
             req["outputDimensionality"] = self.output_dimensionality
         return req
 
-    def _embed_request(self, texts: list[str], kind: str, timeout: float) -> Any:
+    def _embed_request(self, texts: list[Any], kind: str, timeout: float) -> Any:
         if kind == "query":
             payload = self._request_json("POST", self.embed_url, headers=self._headers(),
                                          body=self._request(texts[0], kind, False),

@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from memlab.embed.base import EmbeddingProvider, ProviderUnavailable
+from memlab.embed.base import EmbeddingInput, EmbeddingProvider, ProviderUnavailable, as_input
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +86,8 @@ def clean_headers(headers: Mapping[str, Any] | None, drop: Iterable[str] = ()) -
     return out
 
 
-def batch_by_bytes(texts: Sequence[str], max_bytes: int = MAX_BATCH_BYTES) -> list[list[int]]:
+def batch_by_bytes(texts: Sequence[str], max_bytes: int = MAX_BATCH_BYTES,
+                   sizes: Sequence[int] | None = None) -> list[list[int]]:
     """Indices of ``texts`` grouped into batches of at most ``max_bytes`` UTF-8 bytes.
 
     OpenClaw's ``buildMemoryEmbeddingBatches``: texts are taken in order; a text that would
@@ -94,12 +95,15 @@ def batch_by_bytes(texts: Sequence[str], max_bytes: int = MAX_BATCH_BYTES) -> li
 
     >>> batch_by_bytes(["aaaa", "bb", "cccc", "dddddddddd", "e"], max_bytes=6)
     [[0, 1], [2], [3], [4]]
+
+    ``sizes`` gives each item's byte estimate instead (structured inputs count their text
+    parts only, as OpenClaw's ``estimateStructuredEmbeddingInputBytes`` in the loop does).
     """
     batches: list[list[int]] = []
     current: list[int] = []
     size = 0
     for i, text in enumerate(texts):
-        n = len(str(text).encode("utf-8"))
+        n = int(sizes[i]) if sizes is not None else len(str(text).encode("utf-8"))
         if current and size + n > max_bytes:
             batches.append(current)
             current, size = [], 0
@@ -170,6 +174,9 @@ class RemoteEmbedder(EmbeddingProvider):
     normalize: ClassVar[bool] = False
     #: How to fix an authentication failure (401/403), e.g. which env var holds the key.
     auth_fix: ClassVar[str] = "check remote.apiKey"
+    #: A :class:`memlab.embed.batch.BatchClient` when ``remote.batch.enabled`` (openai,
+    #: gemini, voyage): documents go through the provider's batch API first.
+    batch_jobs: Any = None
 
     # -- setup ------------------------------------------------------------------------------
 
@@ -352,9 +359,33 @@ class RemoteEmbedder(EmbeddingProvider):
         texts = [str(t) for t in texts]
         if not texts:
             return np.zeros((0, self._dims or 0), dtype=np.float32)
+        if self.batch_jobs is not None:  # remote.batch.*: provider batch API, else inline
+            done = self.batch_jobs.embed_documents(texts)
+            if done is not None:
+                return done
         parts = []
         for batch in batch_by_bytes(texts, self.max_batch_bytes):
             chunk = [texts[i] for i in batch]
+            try:
+                parts.append(self._remember_dims(self._splitting(chunk)))
+            except RequestFailed as exc:
+                raise self._fail(exc, "document", len(chunk)) from None
+            self.texts_embedded += len(chunk)
+        return np.ascontiguousarray(np.concatenate(parts), dtype=np.float32)
+
+    def embed_inputs(self, inputs: Sequence[str | EmbeddingInput]) -> np.ndarray:
+        """Structured document inputs, batched by their text bytes, through
+        :meth:`_embed_request` (which receives :class:`EmbeddingInput` items). Providers
+        without :meth:`supports_multimodal` accept text-only inputs only."""
+        items = [as_input(i) for i in inputs]
+        if not self.supports_multimodal() or not any(i.structured for i in items):
+            return super().embed_inputs(items)
+        if not items:
+            return np.zeros((0, self._dims or 0), dtype=np.float32)
+        parts = []
+        sizes = [i.estimated_bytes() for i in items]
+        for batch in batch_by_bytes([i.text for i in items], self.max_batch_bytes, sizes):
+            chunk: list[Any] = [items[i] for i in batch]
             try:
                 parts.append(self._remember_dims(self._splitting(chunk)))
             except RequestFailed as exc:

@@ -20,8 +20,9 @@ import os
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
+import contextlib  # noqa: E402
 import threading  # noqa: E402
-from collections.abc import Sequence  # noqa: E402
+from collections.abc import Iterator, Sequence  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -138,7 +139,8 @@ def _load_model(model_path: str | os.PathLike | None, device: str) -> Any:
         from sentence_transformers import SentenceTransformer
 
         try:
-            model = SentenceTransformer(target, device=device, local_files_only=True)
+            with _quiet_loading():
+                model = SentenceTransformer(target, device=device, local_files_only=True)
         except Exception as exc:  # noqa: BLE001 - any load failure becomes one clear error
             if kind == "hub":
                 hub_cache = os.environ.get("HF_HUB_CACHE") or os.environ.get("HF_HOME") or (
@@ -162,6 +164,26 @@ def clear_model_cache() -> None:
     """Forget the loaded models shared between :class:`LocalProvider` instances."""
     with _MODELS_LOCK:
         _MODELS.clear()
+
+
+@contextlib.contextmanager
+def _quiet_loading() -> Iterator[None]:
+    """Hide transformers' "Loading weights" bar unless memlab's progress policy shows bars
+    (:mod:`memlab.progress`): it is noise in CI logs and pipes."""
+    from memlab.progress import show_progress
+
+    if show_progress(True):
+        yield
+        return
+    from transformers.utils import logging as hf_logging
+
+    was = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was:
+            hf_logging.enable_progress_bar()
 
 
 @register_provider
@@ -250,7 +272,9 @@ class LocalProvider(EmbeddingProvider):
         texts = [self.document_prefix + str(t) for t in texts]
         if not texts:
             return np.zeros((0, self.dims), dtype=np.float32)
-        progress = bool(self.show_progress) and len(texts) > int(self.batch_size)
+        from memlab.progress import show_progress
+
+        progress = show_progress(bool(self.show_progress) and len(texts) > int(self.batch_size))
         return self._encode(texts, progress)
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:

@@ -10,6 +10,12 @@ may override it); the native API also gets OpenClaw's attribution headers. Defau
 (batch). Vectors are returned as sent. Cache key (§8): provider, baseUrl, model,
 outputDimensionality, the document input type and the non-auth headers.
 
+Batch API (``remote.batch.enabled``, ``extensions/openai/embedding-batch.ts``): documents go as
+JSONL lines ``{"custom_id", "method": "POST", "url": "/v1/embeddings", "body": {"model",
+"input": <text>, "dimensions"?, "input_type"?}}`` through ``/files`` + ``/batches``
+(``completion_window: "24h"``, ``metadata: {source: "openclaw-memory", agent}``); see
+:mod:`memlab.embed.batch`.
+
     >>> p = OpenAIProvider(api_key="sk-secret-123")
     >>> p
     OpenAIProvider(base_url='https://api.openai.com/v1', model='text-embedding-3-small')
@@ -24,6 +30,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from memlab.embed.base import register_provider
+from memlab.embed.batch import COMPLETION_WINDOWS, EMBEDDING_BATCH_ENDPOINT, attach_batch
 from memlab.embed.http import BearerEmbedder
 from memlab.embed.openai_compatible import embeddings_body, validate_dimensions
 
@@ -31,9 +38,11 @@ from memlab.embed.openai_compatible import embeddings_body, validate_dimensions
 @register_provider
 class OpenAIProvider(BearerEmbedder):
     """OpenAI embeddings. See the module docstring; extra settings: ``input_type``,
-    ``query_input_type``, ``document_input_type``, ``output_dimensionality``."""
+    ``query_input_type``, ``document_input_type``, ``output_dimensionality``, ``batch``
+    (``remote.batch``)."""
 
     id = "openai"
+    batch_api = "openai"
     default_base_url = "https://api.openai.com/v1"
     default_model = "text-embedding-3-small"
     model_prefixes = ("openai/",)
@@ -45,7 +54,7 @@ class OpenAIProvider(BearerEmbedder):
                  base_url: str | None = None, headers: Mapping[str, str] | None = None,
                  input_type: str | None = None, query_input_type: str | None = None,
                  document_input_type: str | None = None,
-                 output_dimensionality: int | None = None, **http: Any):
+                 output_dimensionality: int | None = None, batch: Any = None, **http: Any):
         validate_dimensions(output_dimensionality, "openai")
         super().__init__(api_key=api_key, model=model, base_url=base_url, headers=headers,
                          **http)
@@ -57,6 +66,7 @@ class OpenAIProvider(BearerEmbedder):
         self.document_input_type = (document_input_type or "").strip() or None
         self.output_dimensionality = output_dimensionality
         self._dims = output_dimensionality
+        attach_batch(self, batch)
 
     @property
     def native(self) -> bool:
@@ -72,6 +82,19 @@ class OpenAIProvider(BearerEmbedder):
 
     def _body(self, texts: list[str], kind: str) -> dict[str, Any]:
         return embeddings_body(self, texts, kind)
+
+    def batch_line(self, custom_id: str, text: str) -> dict[str, Any]:
+        """One JSONL request line of an OpenAI batch (OpenClaw's ``batchEmbed``)."""
+        body = embeddings_body(self, [text], "document")
+        body["input"] = text
+        return {"custom_id": custom_id, "method": "POST", "url": EMBEDDING_BATCH_ENDPOINT,
+                "body": body}
+
+    def batch_create_body(self, input_file_id: str, agent_id: str) -> dict[str, Any]:
+        """The ``POST /batches`` body."""
+        return {"input_file_id": input_file_id, "endpoint": EMBEDDING_BATCH_ENDPOINT,
+                "completion_window": COMPLETION_WINDOWS["openai"],
+                "metadata": {"source": "openclaw-memory", "agent": agent_id}}
 
     def key_settings(self) -> dict[str, Any]:
         data: dict[str, Any] = {"base_url": self.base_url}

@@ -90,18 +90,34 @@ def _read_jsonl(path: Path) -> list[tuple[int, dict]]:
     if not path.is_file():
         raise DatasetError(f"{path}: file not found")
     rows = []
-    with path.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DatasetError(f"{path}:{n}: malformed JSON ({exc.msg})") from None
-            if not isinstance(obj, dict):
-                raise DatasetError(f"{path}:{n}: expected a JSON object")
-            rows.append((n, obj))
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DatasetError(f"{path}: cannot read: {exc}") from None
+    for n, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DatasetError(f"{path}:{n}: malformed JSON ({exc.msg})") from None
+        if not isinstance(obj, dict):
+            raise DatasetError(f"{path}:{n}: expected a JSON object")
+        rows.append((n, obj))
     return rows
+
+
+def _int_field(path: Path, n: int, obj: dict, key: str, default: int | None = None) -> int:
+    """``obj[key]`` as an integer (``3``, ``3.0`` or ``"3"``), else a :class:`DatasetError`."""
+    value = obj.get(key, default)
+    try:
+        number = float(value) if isinstance(value, int | float | str) and \
+            not isinstance(value, bool) else None
+    except ValueError:
+        number = None
+    if number is None or not number.is_integer():
+        raise DatasetError(f"{path}:{n}: {key!r} must be an integer, got {value!r}")
+    return int(number)
 
 
 def load_memory_dataset(root: str | Path) -> MemoryDataset:
@@ -136,14 +152,21 @@ def load_memory_dataset(root: str | Path) -> MemoryDataset:
         path = str(obj["path"])
         if path not in line_counts:
             file = root / "workspace" / path
+            base = (root / "workspace").resolve()
+            if not file.resolve().is_relative_to(base):  # "../x", "/etc/passwd", symlinks
+                raise DatasetError(f"{rpath}:{n}: {path!r} points outside workspace/")
             if not file.is_file():
                 raise DatasetError(f"{rpath}:{n}: {path!r} does not exist under workspace/")
-            line_counts[path] = len(file.read_text(encoding="utf-8").split("\n"))
-        start, end = int(obj["start_line"]), int(obj["end_line"])
+            try:
+                line_counts[path] = len(file.read_text(encoding="utf-8").split("\n"))
+            except (OSError, UnicodeDecodeError) as exc:
+                raise DatasetError(f"{rpath}:{n}: cannot read {path!r}: {exc}") from None
+        start, end = (_int_field(rpath, n, obj, "start_line"),
+                      _int_field(rpath, n, obj, "end_line"))
         if not 1 <= start <= end <= line_counts[path]:
             raise DatasetError(f"{rpath}:{n}: lines {start}-{end} fall outside {path!r} "
                                f"({line_counts[path]} lines)")
-        grade = int(obj.get("grade", 1))
+        grade = _int_field(rpath, n, obj, "grade", 1)
         if grade < 1:
             raise DatasetError(f"{rpath}:{n}: grade must be >= 1, got {grade}")
         qrels.append({"qid": qid, "path": path, "start_line": start, "end_line": end,

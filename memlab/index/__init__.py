@@ -20,6 +20,7 @@ from typing import Any
 
 _EXPORTS = {
     "FORCE_HINT": "errors",
+    "IndexCorrupt": "errors",
     "IndexLocked": "errors",
     "IndexPaused": "errors",
     "IndexUnavailable": "errors",

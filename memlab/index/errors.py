@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["FORCE_HINT", "IndexLocked", "IndexPaused", "IndexUnavailable"]
+__all__ = ["FORCE_HINT", "IndexCorrupt", "IndexLocked", "IndexPaused", "IndexUnavailable"]
 
 #: The command that rebuilds an index whose identity changed.
 FORCE_HINT = "memlab index --force"
@@ -12,6 +12,16 @@ FORCE_HINT = "memlab index --force"
 
 class IndexUnavailable(RuntimeError):
     """This Python's SQLite cannot hold a memlab index (too old, or no FTS5/trigram)."""
+
+
+class IndexCorrupt(IndexUnavailable):
+    """The index file is damaged (not a database, truncated, malformed pages)."""
+
+    def __init__(self, index_path: Path | None, detail: str):
+        self.index_path = index_path
+        self.detail = detail
+        super().__init__(f"the index file {index_path} is damaged ({detail}); rebuild it with "
+                         f"`{FORCE_HINT}` (the damaged file is replaced; notes are untouched)")
 
 
 class IndexLocked(RuntimeError):

@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -53,8 +53,27 @@ from memlab.stages.lexical import merge_keyword_hits, openclaw_boosted_score
 from memlab.text.keywords import fallback_terms
 from memlab.text.tokenize import openclaw_fts_tokens
 
-__all__ = ["FTS5", "bm25_rank_to_score", "build_fts_query", "escape_like_pattern",
+__all__ = ["FTS5", "KeywordHits", "bm25_rank_to_score", "build_fts_query", "escape_like_pattern",
            "plan_keyword_search"]
+
+_NO_INTS = np.zeros(0, dtype=np.int64)
+_NO_FLOATS = np.zeros(0, dtype=np.float64)
+
+
+#: OpenClaw's filter: only FTS rows whose chunk still exists.
+_LIVE = f" AND EXISTS (SELECT 1 FROM {CHUNKS_TABLE} c WHERE c.id = {FTS_TABLE}.id)"
+
+
+class KeywordHits(NamedTuple):
+    """One query's keyword hits in rank order (:meth:`FTS5.search_arrays`)."""
+
+    docno: np.ndarray
+    text_score: np.ndarray
+    boosted_score: np.ndarray
+    fts_rank: np.ndarray
+    #: found by the keyword fallback (one search per extracted keyword)
+    fallback: bool
+
 
 # manager-search.ts SHORT_CJK_TRIGRAM_RE: kana, CJK ext A + unified ideographs, Hangul.
 _SHORT_CJK_RE = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\u3131-\u3163]")
@@ -186,16 +205,40 @@ class FTS5(Stage):
     def __getstate__(self) -> dict[str, Any]:
         state = dict(super().__getstate__())
         state.pop("_mem_store", None)  # rebuilt on first use
+        state.pop("_live_check", None)
         return state
 
+    def _all_live(self, store: IndexStore) -> bool:
+        """Whether every FTS row of the current revision has its chunk row, so OpenClaw's
+        ``EXISTS`` filter keeps every row and can be left out of the query (same rows, less
+        work). Checked again whenever the store's revision or its last FTS rowid changes
+        (memlab writes a file's chunks and FTS rows in one transaction)."""
+        with store._lock:
+            conn = store.connection
+            last = conn.execute(f"SELECT rowid FROM {FTS_TABLE} ORDER BY rowid DESC "
+                                "LIMIT 1").fetchone()
+            key = (id(store), store.revision(), last)
+            cached = self.__dict__.get("_live_check")
+            if cached is None or cached[0] != key:
+                dangling = conn.execute(
+                    f"SELECT 1 FROM {FTS_TABLE} WHERE NOT EXISTS (SELECT 1 FROM "
+                    f"{CHUNKS_TABLE} c WHERE c.id = {FTS_TABLE}.id) LIMIT 1").fetchone()
+                cached = (key, dangling is None)
+                self.__dict__["_live_check"] = cached
+        return cached[1]
+
     # -- one FTS query ---------------------------------------------------------------------
-    def _search(self, store: IndexStore, tokenizer: str, query: str, limit: int
-                ) -> list[tuple[str, str, str, float, float]]:
-        """``searchKeyword``: rows ``(id, path, text, raw rank, text_score)`` in SQL order."""
+    def _search(self, store: IndexStore, tokenizer: str, query: str, limit: int,
+                with_text: bool = True) -> list[tuple[str, Any, Any, float, float]]:
+        """``searchKeyword``: rows ``(id, path, text, raw rank, text_score)`` in SQL order.
+
+        ``with_text=False`` leaves ``path`` and ``text`` out of the query (``None``): the
+        boost is the only reader of either, and the hybrid merge does not use the boost.
+        """
         match, substring = plan_keyword_search(query, tokenizer)
         if match is None and not substring:
             return []
-        live = (f" AND EXISTS (SELECT 1 FROM {CHUNKS_TABLE} c WHERE c.id = {FTS_TABLE}.id)")
+        live = "" if self._all_live(store) else _LIVE
         source_sql, source_params = "", []
         if self.sources is not None:
             srcs = list(dict.fromkeys(self.sources))
@@ -203,13 +246,16 @@ class FTS5(Stage):
             source_params = srcs
         like = "".join(" AND text LIKE ? ESCAPE '\\'" for _ in substring)
         like_params = [f"%{escape_like_pattern(t)}%" for t in substring]
+        cols = "id, path, text" if with_text else "id, NULL, NULL"
         conn = store.connection
         used_match = False
+        # the SQL text depends only on the shape of the query, so sqlite3's statement cache
+        # reuses the prepared statements from one query to the next
         with store._lock:
             if match is not None:
                 try:
                     rows = conn.execute(
-                        f"SELECT id, path, text, bm25({FTS_TABLE}) AS rank FROM {FTS_TABLE} "
+                        f"SELECT {cols}, bm25({FTS_TABLE}) AS rank FROM {FTS_TABLE} "
                         f"WHERE {FTS_TABLE} MATCH ?{like}{live}{source_sql} "
                         "ORDER BY rank ASC LIMIT ?",
                         [match, *like_params, *source_params, limit]).fetchall()
@@ -218,30 +264,68 @@ class FTS5(Stage):
                     terms = list(dict.fromkeys([*_tokens(query), *substring]))
                     clause = "".join(" AND text LIKE ? ESCAPE '\\'" for _ in terms)
                     rows = conn.execute(
-                        f"SELECT id, path, text, 0 AS rank FROM {FTS_TABLE} "
+                        f"SELECT {cols}, 0 AS rank FROM {FTS_TABLE} "
                         f"WHERE 1=1{clause}{live}{source_sql} LIMIT ?",
                         [*(f"%{escape_like_pattern(t)}%" for t in terms), *source_params,
                          limit]).fetchall()
             else:
                 rows = conn.execute(
-                    f"SELECT id, path, text, 0 AS rank FROM {FTS_TABLE} "
+                    f"SELECT {cols}, 0 AS rank FROM {FTS_TABLE} "
                     f"WHERE 1=1{like}{live}{source_sql} LIMIT ?",
                     [*like_params, *source_params, limit]).fetchall()
-        return [(cid, path, text, float(rank),
-                 bm25_rank_to_score(float(rank)) if used_match else 1.0)
+        if not used_match:
+            return [(cid, path, text, float(rank), 1.0) for cid, path, text, rank in rows]
+        return [(cid, path, text, float(rank), bm25_rank_to_score(float(rank)))
                 for cid, path, text, rank in rows]
 
     def _scored(self, store: IndexStore, tokenizer: str, query: str, limit: int,
-                ids: dict[str, int]) -> list[tuple[int, float, float, float]]:
-        """Rows of one search as ``(docno, text_score, boosted, raw rank)``."""
+                ids: dict[str, int], boost: bool = True
+                ) -> list[tuple[int, float, float, float]]:
+        """Rows of one search as ``(docno, text_score, boosted, raw rank)`` (boosted NaN
+        when ``boost`` is false)."""
         out = []
-        for cid, path, text, rank, text_score in self._search(store, tokenizer, query, limit):
+        for cid, path, text, rank, text_score in self._search(store, tokenizer, query, limit,
+                                                               with_text=boost):
             docno = ids.get(cid)
             if docno is None:  # written after this corpus snapshot
                 continue
             out.append((docno, text_score,
-                        openclaw_boosted_score(query, text, path, text_score), rank))
+                        openclaw_boosted_score(query, text, path, text_score) if boost
+                        else math.nan, rank))
         return out
+
+    def search_arrays(self, query: str, boost: bool = True) -> KeywordHits:
+        """One query's hits as arrays (the fast single-query path; :meth:`transform` runs
+        it per query).
+
+        ``boost=False`` skips OpenClaw's boosted score (``boosted_score`` is then NaN) unless
+        the keyword fallback runs, whose merge orders by it. Hits are in rank order.
+        """
+        depth = self.depth
+        if isinstance(depth, bool) or not isinstance(depth, int | np.integer) or depth < 1:
+            raise ValueError(f"depth must be a positive integer, got {depth!r}")
+        store, tokenizer = self._store()
+        ids = store.ids_to_docnos()
+        cleaned = str(query).strip(JS_WHITESPACE)
+        rows = self._scored(store, tokenizer, cleaned, int(depth), ids, boost) if cleaned else []
+        is_fallback = False
+        if not rows and cleaned and self.fallback:
+            sets = [self._scored(store, tokenizer, term, int(depth), ids)
+                    for term in fallback_terms(cleaned, tokenizer)]
+            flat = [r for s in sets for r in s]
+            if flat:
+                keep = merge_keyword_hits(np.zeros(len(flat), dtype=np.int64),
+                                          np.array([r[0] for r in flat]),
+                                          np.array([r[1] for r in flat]),
+                                          np.array([r[2] for r in flat]))
+                rows = [flat[i] for i in keep]
+                is_fallback = True
+        if not rows:
+            return KeywordHits(_NO_INTS, _NO_FLOATS, _NO_FLOATS, _NO_FLOATS, False)
+        cols = list(zip(*rows, strict=True))
+        return KeywordHits(np.array(cols[0], dtype=np.int64), np.array(cols[1], dtype=np.float64),
+                           np.array(cols[2], dtype=np.float64),
+                           np.array(cols[3], dtype=np.float64), is_fallback)
 
     # -- the stage -------------------------------------------------------------------------
     def transform(self, frame: pd.DataFrame) -> pd.DataFrame:
@@ -249,33 +333,14 @@ class FTS5(Stage):
         if isinstance(depth, bool) or not isinstance(depth, int | np.integer) or depth < 1:
             raise ValueError(f"depth must be a positive integer, got {depth!r}")
         queries = as_queries(frame)
-        store, tokenizer = self._store()
+        store, _ = self._store()
         corpus = store.corpus()
-        ids = store.ids_to_docnos()
-        per_query: list[tuple[np.ndarray, np.ndarray]] = []
-        extra: dict[str, list] = {"boosted_score": [], "fallback": [], "fts_rank": []}
-        for text in queries["query"]:
-            cleaned = str(text).strip(JS_WHITESPACE)
-            rows = self._scored(store, tokenizer, cleaned, int(depth), ids) if cleaned else []
-            is_fallback = False
-            if not rows and cleaned and self.fallback:
-                sets = [self._scored(store, tokenizer, term, int(depth), ids)
-                        for term in fallback_terms(cleaned, tokenizer)]
-                flat = [r for s in sets for r in s]
-                if flat:
-                    keep = merge_keyword_hits(np.zeros(len(flat), dtype=np.int64),
-                                              np.array([r[0] for r in flat]),
-                                              np.array([r[1] for r in flat]),
-                                              np.array([r[2] for r in flat]))
-                    rows = [flat[i] for i in keep]
-                    is_fallback = True
-            per_query.append((np.array([r[0] for r in rows], dtype=np.int64),
-                              np.array([r[1] for r in rows], dtype=np.float64)))
-            extra["boosted_score"].extend(r[2] for r in rows)
-            extra["fts_rank"].extend(r[3] for r in rows)
-            extra["fallback"].extend([is_fallback] * len(rows))
+        found = [self.search_arrays(text) for text in queries["query"]]
+        per_query = [(f.docno, f.text_score) for f in found]
         hits = build_hits(queries, corpus.chunks, per_query, score_column="text_score")
-        hits["boosted_score"] = np.asarray(extra["boosted_score"], dtype=np.float64)
-        hits["fallback"] = np.asarray(extra["fallback"], dtype=bool)
-        hits["fts_rank"] = np.asarray(extra["fts_rank"], dtype=np.float64)
+        cat = (lambda xs, dt: np.concatenate(xs).astype(dt, copy=False) if xs  # noqa: E731
+               else np.zeros(0, dtype=dt))
+        hits["boosted_score"] = cat([f.boosted_score for f in found], np.float64)
+        hits["fallback"] = cat([np.full(len(f.docno), f.fallback) for f in found], bool)
+        hits["fts_rank"] = cat([f.fts_rank for f in found], np.float64)
         return hits

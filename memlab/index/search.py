@@ -21,6 +21,7 @@ from typing import Any
 from memlab.config import MemlabConfig, load_config
 from memlab.embed.base import EmbeddingProvider, ProviderUnavailable
 from memlab.embed.cache import CachedEmbedder
+from memlab.embed.fallback import ProviderSwitched
 from memlab.index.store import IndexStore, default_index_path
 from memlab.index.sync import (
     FORCE_HINT,
@@ -32,7 +33,14 @@ from memlab.index.sync import (
     scan_sources,
     sync_index,
 )
-from memlab.openclaw import DEFAULT_CONFIG, MemorySearch, default_cache_path, make_embedder
+from memlab.openclaw import (
+    DEFAULT_CONFIG,
+    MemorySearch,
+    default_cache_path,
+    keyword_only_config,
+    make_embedder,
+    make_search_embedder,
+)
 from memlab.pipeline import Sequence
 from memlab.workspace import MemlabWarning
 
@@ -91,16 +99,28 @@ class IndexedMemorySearch(MemorySearch):
         self.workspace = Path(os.path.abspath(os.path.expanduser(os.fspath(workspace))))
         if not self.workspace.is_dir():
             raise FileNotFoundError(f"memory workspace not found: {self.workspace}")
+        self.degraded: str | None = None
         if ms.resolved_provider() == "none":
             self.embedder = None
+        elif embedder is not None:
+            self.embedder = embedder
         else:
-            self.embedder = embedder if embedder is not None else make_embedder(self.config)
+            self.embedder, self.degraded = make_search_embedder(self.config)
+            if self.degraded is not None:  # optional provider unavailable: keyword-only
+                self.config = keyword_only_config(self.config)
         path = (None if str(index_path) == ":memory:" else
                 resolve_index_path(self.workspace, self.config, index_path))
         self.store = IndexStore(path, fts_tokenizer=ms.store.fts.tokenizer)
         self.sync_report: SyncReport | None = None
         self.paused: str | None = None
         skipped: list = []
+        if self.degraded is not None and _has_vectors(self.store):
+            # OpenClaw refuses to rebuild a vector index in fts-only mode: search its FTS
+            # table as it is (keyword-only), without syncing
+            warnings.warn("memlab: not syncing the index in keyword-only mode, to protect its "
+                          f"vectors ({self.store.read_meta().get('model')}); fix the provider "
+                          f"and run `{FORCE_HINT}`", MemlabWarning, stacklevel=2)
+            sync = False
         if sync:
             try:
                 self.sync_report = sync_index(self.store, self.workspace, self.config,
@@ -112,7 +132,7 @@ class IndexedMemorySearch(MemorySearch):
             except IndexLocked as exc:
                 warnings.warn(f"memlab: {exc}; searching the index as it is", MemlabWarning,
                               stacklevel=2)
-        if self.sync_report is None:
+        if self.sync_report is None and self.degraded is None:
             expected = index_identity(self.config, self.embedder, self.workspace)
             self.paused = identity_problem(self.store.read_meta(), expected,
                                            has_chunks=self.store.has_chunks())
@@ -133,12 +153,36 @@ class IndexedMemorySearch(MemorySearch):
     def run(self, queries: Any, max_results: int | None = None, min_score: float | None = None,
             now: object = None):
         self._check()
-        return super().run(queries, max_results, min_score, now)
+        try:
+            return super().run(queries, max_results, min_score, now)
+        except ProviderSwitched:
+            self._after_switch()
+            return super().run(queries, max_results, min_score, now)
 
     def search(self, query: str, max_results: int | None = None,
                min_score: float | None = None, now: object = None) -> dict[str, Any]:
         self._check()
-        return super().search(query, max_results, min_score, now)
+        try:
+            return super().search(query, max_results, min_score, now)
+        except ProviderSwitched:
+            self._after_switch()  # OpenClaw: re-embed the query only if the identity holds
+            return super().search(query, max_results, min_score, now)
+
+    def _after_switch(self) -> None:
+        """The fallback provider took over: pause unless the index was built for it."""
+        self._pipes = {}
+        expected = index_identity(self.config, self.embedder, self.workspace)
+        problem = identity_problem(self.store.read_meta(), expected,
+                                   has_chunks=self.store.has_chunks())
+        if problem is not None:
+            self.paused = problem
+            raise IndexPaused(problem, self.store.path) from None
+
+
+def _has_vectors(store: IndexStore) -> bool:
+    """Whether the index holds embeddings (its identity names a model, not fts-only)."""
+    meta = store.read_meta() or {}
+    return store.has_chunks() and meta.get("model", "fts-only") != "fts-only"
 
 
 # ---------------------------------------------------------------------------------- status
@@ -197,6 +241,9 @@ def index_status(workspace: str | Path, config: MemlabConfig | dict | str | Path
         "totalFiles": len(loaded),
         "skipped": [{"path": s.path, "reason": s.reason} for s in skipped],
     }
+    life = getattr(getattr(embedder, "provider", embedder), "lifecycle", None) or {}
+    if life.get("fallbackFrom"):  # OpenClaw's status.fallback {from, reason}
+        out["fallback"] = {"from": life["fallbackFrom"], "reason": life.get("reason")}
     meta = None
     counts: dict[str, dict[str, int]] = {}
     hashes: dict[tuple[str, str], str] = {}
@@ -274,6 +321,8 @@ def format_status(status: dict[str, Any]) -> str:
     lines = ["Memory Search (memlab)",
              f"Provider: {status['provider']} (requested: {status['requestedProvider']})",
              f"Model: {status['model'] or status['provider']}"]
+    if status.get("fallback"):
+        lines.append(f"Fallback: {status['fallback']['from']}")
     if status["sources"]:
         lines.append(f"Sources: {', '.join(status['sources'])}")
     if status["extraPaths"]:

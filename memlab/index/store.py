@@ -50,7 +50,7 @@ import numpy as np
 import pandas as pd
 
 from memlab.corpus import CHUNK_TABLE_COLUMNS, FILE_TABLE_COLUMNS, Corpus
-from memlab.index.errors import IndexUnavailable
+from memlab.index.errors import IndexCorrupt, IndexUnavailable
 
 __all__ = [
     "CHUNKS_TABLE",
@@ -223,6 +223,18 @@ class IndexStore:
         self._lock = threading.RLock()
         self._conn = sqlite3.connect(":memory:" if self.path is None else str(self.path),
                                      check_same_thread=False, isolation_level=None)
+        try:
+            self._open_schema(fts_tokenizer)
+        except sqlite3.OperationalError:  # locked, disk full, I/O: not damage
+            self._conn.close()
+            raise
+        except sqlite3.DatabaseError as exc:  # "file is not a database", "malformed"
+            self._conn.close()
+            raise IndexCorrupt(self.path, str(exc)) from None
+        self._snapshot: tuple[int, Corpus, np.ndarray | None] | None = None
+        self._pinned: Corpus | None = None
+
+    def _open_schema(self, fts_tokenizer: str) -> None:
         self._conn.execute("PRAGMA busy_timeout=30000")
         if self.path is not None:
             self._conn.execute("PRAGMA journal_mode=WAL")
@@ -234,8 +246,22 @@ class IndexStore:
                 for statement in _split_sql(_SCHEMA):
                     self._conn.execute(statement)
                 self._conn.execute(_fts_create_sql(fts_tokenizer))
-        self._snapshot: tuple[int, Corpus, np.ndarray | None] | None = None
-        self._pinned: Corpus | None = None
+
+    def quick_check(self) -> str | None:
+        """SQLite's ``PRAGMA quick_check`` (a read: it never waits for a running indexer):
+        ``None`` when the file is sound, else what is wrong (the fix is
+        ``memlab index --force``)."""
+        try:
+            rows = [r[0] for r in self.execute("PRAGMA quick_check")]
+            if rows != ["ok"]:
+                return "; ".join(map(str, rows[:3]))
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "full" in str(exc):
+                raise
+            return str(exc)
+        except sqlite3.DatabaseError as exc:
+            return str(exc)
+        return None
 
     # -- transactions ----------------------------------------------------------------------
     @contextlib.contextmanager
@@ -246,7 +272,10 @@ class IndexStore:
             try:
                 yield self._conn
             except BaseException:
-                self._conn.execute("ROLLBACK")
+                # SQLite rolls back by itself on some errors (SQLITE_FULL, I/O): a second
+                # ROLLBACK would raise and hide the real error
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
                 raise
             self._conn.execute("COMMIT")
 

@@ -35,7 +35,6 @@ import errno
 import hashlib
 import json
 import os
-import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -49,9 +48,18 @@ from memlab.chunking import chunk_id, chunk_markdown, split_for_provider
 from memlab.config import MemlabConfig, load_config
 from memlab.embed.base import EmbeddingProvider, check_vectors
 from memlab.embed.cache import CachedEmbedder, EmbeddingCache
+from memlab.embed.fallback import ProviderSwitched
 from memlab.index.errors import FORCE_HINT, IndexLocked, IndexPaused
 from memlab.index.store import ChunkRow, IndexStore
-from memlab.workspace import LoadedFile, SkippedFile, _normalize_extra_paths, scan_workspace
+from memlab.workspace import (
+    LoadedFile,
+    MultimodalFile,
+    SkippedFile,
+    _normalize_extra_paths,
+    load_multimodal_input,
+    multimodal_settings,
+    scan_workspace,
+)
 
 __all__ = [
     "FORCE_HINT",
@@ -275,6 +283,8 @@ class _Embed:
         self.raw = embedder
         self.texts = 0
         self.hits = 0
+        #: the vector size every batch must have (the index's, else the first batch's)
+        self.dims: int | None = None
         if embedder is None or isinstance(embedder, CachedEmbedder) or not cache_enabled:
             self.embedder = embedder
         else:  # keep the cache next to the index, in the same file (OpenClaw does)
@@ -291,11 +301,42 @@ class _Embed:
             out = emb.embed_documents(list(texts))
             self.texts += emb.texts_embedded - before_t
             self.hits += emb.cache_hits - before_h
-            return np.asarray(out, dtype=np.float32)
+            return self._same_dims(np.asarray(out, dtype=np.float32))
         out = check_vectors(emb.embed_documents(list(texts)), len(texts), None,
                             f"provider {emb.id!r}")
         self.texts += len(texts)
+        return self._same_dims(out)
+
+    def _same_dims(self, out: np.ndarray) -> np.ndarray:
+        """Refuse vectors whose size differs from the index's: never mix two sizes."""
+        if out.ndim == 2 and out.shape[0]:
+            if self.dims is None:
+                self.dims = int(out.shape[1])
+            elif int(out.shape[1]) != self.dims:
+                from memlab.embed.base import ProviderUnavailable
+
+                raise ProviderUnavailable(
+                    f"provider {self.embedder.id!r} returned {out.shape[1]}-dim vectors but "
+                    f"the index holds {self.dims}-dim vectors (did the model behind it change?);"
+                    f" nothing was written. Rebuild with `{FORCE_HINT}`; if the embedding cache "
+                    "still holds the old model's vectors, give memorySearch.model a new name or "
+                    "disable memorySearch.cache for that run")
         return out
+
+    def inputs(self, items: Sequence[Any]) -> np.ndarray:
+        """Embed structured inputs (multimodal files among texts) through the cache."""
+        emb = self.embedder
+        assert emb is not None
+        if isinstance(emb, CachedEmbedder):
+            before_t, before_h = emb.texts_embedded, emb.cache_hits
+            out = emb.embed_inputs(list(items))
+            self.texts += emb.texts_embedded - before_t
+            self.hits += emb.cache_hits - before_h
+            return self._same_dims(np.asarray(out, dtype=np.float32))
+        out = check_vectors(emb.embed_inputs(list(items)), len(items), None,
+                            f"provider {emb.id!r}")
+        self.texts += len(items)
+        return self._same_dims(out)
 
 
 @dataclass(frozen=True)
@@ -314,7 +355,8 @@ def scan_sources(ws: Path, config: MemlabConfig, agent_id: str = "main"
     loaded: list[LoadedFile] = []
     skipped: list[SkippedFile] = []
     if "memory" in sources:
-        memory, skipped_memory = scan_workspace(ws, ms.effective_extra_paths())
+        memory, skipped_memory = scan_workspace(ws, ms.effective_extra_paths(),
+                                                multimodal=multimodal_settings(ms.multimodal))
         loaded.extend(memory)
         skipped.extend(skipped_memory)
     if "sessions" in sources:
@@ -333,10 +375,15 @@ class _Prepared:
     file: LoadedFile
     rows: list[ChunkRow]
     vectors: np.ndarray | None = None
+    #: Structured embedding inputs (a multimodal file's label + inline data), if any.
+    inputs: list[Any] | None = None
 
 
 def _prepare(f: LoadedFile, tokens: int, overlap: int, model: str,
              max_bytes: int | None) -> _Prepared:
+    if isinstance(f, MultimodalFile):  # one chunk: the label, lines 1-1, the file's hash
+        return _Prepared(f, [ChunkRow(chunk_id(f.source, f.path, 1, 1, f.hash, model), f.path,
+                                      f.source, 1, 1, f.hash, model, f.text)])
     chunks = chunk_markdown(f.text, tokens=tokens, overlap=overlap)
     if isinstance(f, _SessionEntry):
         from memlab.sessions import remap_chunk_lines
@@ -364,11 +411,9 @@ def _groups(items: list[_Prepared], max_chunks: int) -> Iterator[list[_Prepared]
 
 
 def _progress(total: int, enabled: bool, desc: str) -> Any:
-    from tqdm.auto import tqdm
+    from memlab.progress import bar
 
-    return tqdm(total=total, unit="file", desc=desc, disable=None if enabled else True,
-                file=sys.stderr,
-                leave=False, dynamic_ncols=True)
+    return bar(total=total, unit="file", desc=desc, progress=enabled)
 
 
 def sync_index(store: IndexStore, workspace: str | Path,
@@ -406,6 +451,8 @@ def sync_index(store: IndexStore, workspace: str | Path,
     guard = IndexLock(store.path) if lock else contextlib.nullcontext()
     with guard:
         loaded, skipped = scan_sources(ws, cfg, agent_id)
+        if embedder is None:  # OpenClaw indexes image/audio files only through a provider
+            loaded = [f for f in loaded if not isinstance(f, MultimodalFile)]
         expected = index_identity(cfg, embedder, ws)
         meta = store.read_meta()
         has_chunks = store.has_chunks()
@@ -428,13 +475,37 @@ def sync_index(store: IndexStore, workspace: str | Path,
         if embedder is not None:
             max_bytes = min(int(getattr(embedder, "max_input_tokens", 8192) or 8192), 8000)
         embed = _Embed(embedder, store, ms.cache.enabled)
+        if report.mode != "full" and meta and meta.get("vectorDims"):
+            embed.dims = int(meta["vectorDims"])  # new vectors must fit the index's
         tokens, overlap = ms.chunking.tokens, ms.resolved_overlap()
-        if report.mode == "full":
-            _full(store, loaded, report, embed, expected, ws, tokens, overlap, max_bytes,
-                  progress, embed_batch)
-        else:
-            _incremental(store, loaded, report, embed, tokens, overlap, max_bytes, model,
-                         progress, embed_batch)
+        try:
+            if report.mode == "full":
+                _full(store, loaded, report, embed, expected, ws, tokens, overlap, max_bytes,
+                      progress, embed_batch)
+            else:
+                _incremental(store, loaded, report, embed, tokens, overlap, max_bytes, model,
+                             progress, embed_batch)
+        except ProviderSwitched as switched:
+            # OpenClaw's runSync: the fallback took over (new provider key, new identity). A
+            # full reindex is redone with it; an incremental sync stops, leaving the index
+            # dirty: searches pause until it is rebuilt.
+            if report.mode == "full":
+                again = sync_index(store, ws, cfg, embedder, force=True, on_mismatch=on_mismatch,
+                                   progress=progress, embed_batch=embed_batch, lock=False,
+                                   agent_id=agent_id)
+                again.reason = f"fallback: {switched.current} after {switched.previous} failed"
+                again.texts_embedded += embed.texts
+                again.seconds = time.perf_counter() - started
+                return again
+            now_expected = index_identity(cfg, embedder, ws)
+            report.mode = "paused"
+            report.reason = (identity_problem(store.read_meta(), now_expected,
+                                              has_chunks=store.has_chunks())
+                             or f"switched to fallback provider {switched.current}")
+            report.texts_embedded, report.cache_hits = embed.texts, embed.hits
+            report.chunks = sum(c["chunks"] for c in store.counts().values())
+            report.seconds = time.perf_counter() - started
+            return report
         report.texts_embedded = embed.texts
         report.cache_hits = embed.hits
         cap = ms.cache.resolved_max_entries()
@@ -447,6 +518,26 @@ def sync_index(store: IndexStore, workspace: str | Path,
 
 def _embed_group(group: list[_Prepared], embed: _Embed) -> None:
     if embed.embedder is None:
+        return
+    structured = False
+    for item in group:
+        if isinstance(item.file, MultimodalFile):
+            loaded = load_multimodal_input(item.file)
+            if loaded is None:  # changed since the scan: index nothing for it this time
+                item.rows = []
+            else:
+                item.inputs = [loaded]
+                structured = True
+    if structured:
+        from memlab.embed.base import EmbeddingInput
+
+        items = [inp for item in group for inp in (
+            item.inputs or [EmbeddingInput(r.text, hash=r.hash) for r in item.rows])]
+        vectors = embed.inputs(items)
+        offset = 0
+        for item in group:
+            item.vectors = vectors[offset:offset + len(item.rows)]
+            offset += len(item.rows)
         return
     texts = [r.text for item in group for r in item.rows]
     if not texts:

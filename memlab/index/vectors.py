@@ -185,6 +185,47 @@ class IndexVectorSearch(Stage):
         order = np.lexsort((np.arange(len(cand)), dist))[:depth]
         return cand[order], np.where(null, 1.0, scores)[order]
 
+    def _docs(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(rows with a vector, their vectors)`` of the current snapshot (cached)."""
+        vectors = self.store.vectors()
+        if vectors is None or not len(vectors):
+            return None
+        cached = self.__dict__.get("_docs_cache")
+        if cached is None or cached[0] is not vectors:
+            have = np.flatnonzero(~np.isnan(vectors).any(axis=1))
+            cached = (vectors, have, vectors[have])
+            self.__dict__["_docs_cache"] = cached
+        return cached[1], cached[2]
+
+    def search_arrays(self, query: str) -> tuple[np.ndarray, np.ndarray]:
+        """One query's ``(docnos, scores)`` in rank order, without building frames (the fast
+        single-query path); the same hits as :meth:`transform`."""
+        if self.metric not in METRICS:
+            raise ValueError(f"metric must be one of {METRICS}, got {self.metric!r}")
+        depth = int(self.depth)
+        if depth < 1:
+            raise ValueError(f"depth must be >= 1, got {self.depth!r}")
+        empty = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64))
+        text = str(query).strip()
+        found = self._docs()
+        if found is None or not text or not len(found[1]):
+            return empty
+        have, docs = found
+        qvecs = self._embedder().embed_queries([text])
+        if qvecs.ndim != 2 or qvecs.shape[1] != docs.shape[1]:
+            raise ValueError(
+                f"query vectors have {qvecs.shape[-1]} dims but the index holds "
+                f"{docs.shape[1]}-dim vectors; rebuild it with `memlab index --force`")
+        if not np.any(qvecs[0] != 0):  # OpenClaw skips an all-zero query vector
+            return empty
+        rows, scores = self._rank(qvecs[0], docs, depth)
+        return have[rows], scores
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(super().__getstate__())
+        state.pop("_docs_cache", None)
+        return state
+
     def transform(self, frame: pd.DataFrame) -> pd.DataFrame:
         if self.metric not in METRICS:
             raise ValueError(f"metric must be one of {METRICS}, got {self.metric!r}")
@@ -196,9 +237,9 @@ class IndexVectorSearch(Stage):
         vectors = self.store.vectors()
         empty = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64))
         per_query = [empty] * len(queries)
-        if vectors is not None and len(vectors) and len(queries):
-            have = np.flatnonzero(~np.isnan(vectors).any(axis=1))
-            docs = vectors[have]
+        found_docs = self._docs()
+        if vectors is not None and len(vectors) and len(queries) and found_docs is not None:
+            have, docs = found_docs
             texts = [str(q).strip() for q in queries["query"]]
             unique = list(dict.fromkeys(t for t in texts if t))
             if unique and len(docs):

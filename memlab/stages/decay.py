@@ -18,10 +18,12 @@ parameter, else the clock.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import time
 from datetime import UTC, datetime
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -48,6 +50,16 @@ def to_epoch_ms(value: object) -> float:
         return time.time() * 1000.0
     if isinstance(value, (int, float, np.integer, np.floating)):
         return float(value)
+    if isinstance(value, str):
+        return _str_epoch_ms(value)
+    stamp = pd.Timestamp(value)
+    if stamp.tzinfo is None:
+        stamp = stamp.tz_localize("UTC")
+    return stamp.value / 1e6
+
+
+@functools.lru_cache(maxsize=256)
+def _str_epoch_ms(value: str) -> float:
     stamp = pd.Timestamp(value)
     if stamp.tzinfo is None:
         stamp = stamp.tz_localize("UTC")
@@ -81,36 +93,105 @@ class TemporalDecay(Stage):
 
     def timestamps_ms(self, hits: pd.DataFrame) -> np.ndarray:
         """Timestamp (epoch ms) per hit; NaN where the hit does not decay."""
-        out = np.full(len(hits), np.nan)
+        return self.timestamps_of(hits["path"], hits["source"])
+
+    def timestamps_of(self, paths: Any, sources: Any) -> np.ndarray:
+        """Timestamp (epoch ms) per ``(path, source)`` pair; NaN where it does not decay."""
+        out = np.full(len(paths), np.nan)
         cache: dict[tuple[str, str], float] = {}
-        for i, (path, source) in enumerate(zip(hits["path"], hits["source"], strict=True)):
+        for i, (path, source) in enumerate(zip(paths, sources, strict=True)):
             key = (source, path)
             if key not in cache:
                 cache[key] = self._timestamp(path, source)
             out[i] = cache[key]
         return out
 
-    def _timestamp(self, path: str, source: str) -> float:
+    def multipliers(self, paths: Any, sources: Any, now_ms: float) -> np.ndarray:
+        """Decay multiplier per ``(path, source)`` pair at ``now_ms`` (1 where nothing
+        decays); the array form of :meth:`transform` for one query."""
+        ts = self.timestamps_of(paths, sources)
+        age_days = np.maximum(0.0, now_ms - ts) / DAY_MS
+        return np.where(np.isnan(ts), 1.0, decay_multiplier(np.nan_to_num(age_days),
+                                                           self.half_life_days))
+
+    def docno_multipliers(self, docnos: np.ndarray, now_ms: float) -> np.ndarray:
+        """:meth:`multipliers` of chunks of :attr:`corpus` given by docno. What a chunk's
+        path decides (its day, or no decay) is looked up in a per-corpus array built once;
+        only chunks whose file mtime decides are resolved per call (mtimes are read at query
+        time)."""
+        chunks = self.corpus.chunks
+        cached = self.__dict__.get("_docno_ts")
+        if cached is None or cached[0] is not chunks or cached[1] != self.rule:
+            rules = [self._path_rule(p, s) for p, s in zip(chunks["path"], chunks["source"],
+                                                           strict=True)]
+            table = np.array([np.inf if r is None else r for r in rules], dtype=np.float64)
+            cached = (chunks, self.rule, table)
+            self.__dict__["_docno_ts"] = cached
+        docnos = np.asarray(docnos, dtype=np.int64)
+        ts = cached[2][docnos]
+        late = np.flatnonzero(np.isposinf(ts))
+        if len(late):
+            paths, sources = chunks["path"].to_numpy(), chunks["source"].to_numpy()
+            ts = ts.copy()
+            ts[late] = self.timestamps_of(paths[docnos[late]], sources[docnos[late]])
+        age_days = np.maximum(0.0, now_ms - ts) / DAY_MS
+        return np.where(np.isnan(ts), 1.0, decay_multiplier(np.nan_to_num(age_days),
+                                                           self.half_life_days))
+
+    def _path_rule(self, path: str, source: str) -> float | None:
+        """The timestamp a path itself decides (dated: its day; evergreen: NaN), else None
+        (the file's mtime decides). Memoised: it depends on the path and rule only."""
+        memo = self.__dict__.setdefault("_path_memo", {})
+        key = (path, source, self.rule)
+        if key in memo:
+            return memo[key]
         day = dated_path_date(path, rule=self.rule)
+        value: float | None
         if day is not None:
-            return datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp() * 1000.0
-        if source == "memory" and is_evergreen(path, source, rule=self.rule):
-            return math.nan
-        if source == "sessions":
+            value = datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp() * 1000.0
+        elif source == "memory" and is_evergreen(path, source, rule=self.rule):
+            value = math.nan
+        elif source == "sessions":
             # OpenClaw stats workspace/<hit path> = workspace/sessions/<agent>/<file>, but
             # production keeps transcripts in ~/.openclaw/agents/<agent>/sessions/, so the
             # stat fails and session hits never decay (the parity harness's sessions+decay
             # suite checks it). memlab's dataset layout keeps transcripts at exactly that
             # workspace path: statting them would decay what production does not.
-            return math.nan
-        if self.corpus.root is not None:
+            value = math.nan
+        else:
+            value = None
+        if len(memo) > 100_000:
+            memo.clear()
+        memo[key] = value
+        return value
+
+    def _timestamp(self, path: str, source: str) -> float:
+        value = self._path_rule(path, source)
+        if value is not None:
+            return value
+        if self.corpus.root is not None:  # read at query time, as OpenClaw does
             try:
                 return os.stat(os.path.join(self.corpus.root, path)).st_mtime_ns / 1e6
             except OSError:
                 return math.nan
         files = self.corpus.files
-        match = files.loc[(files["path"] == path) & (files["source"] == source), "mtime_ms"]
-        return float(match.iloc[0]) if len(match) else math.nan
+        cached = self.__dict__.get("_mtimes")
+        if cached is None or cached[0] is not files:
+            table: dict[tuple[str, str], Any] = {}
+            for p, src, mt in zip(files["path"], files["source"], files["mtime_ms"],
+                                  strict=True):
+                table.setdefault((p, src), mt)  # the first row of a (path, source)
+            cached = (files, table)
+            self.__dict__["_mtimes"] = cached
+        found = cached[1].get((path, source))
+        return math.nan if found is None and (path, source) not in cached[1] else float(found)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(super().__getstate__())
+        state.pop("_mtimes", None)
+        state.pop("_path_memo", None)
+        state.pop("_docno_ts", None)
+        return state
 
     def transform(self, hits: pd.DataFrame) -> pd.DataFrame:
         if not self.enabled or hits.empty:

@@ -26,6 +26,8 @@ cosine. Either way every hit keeps its ``vector_score`` and ``text_score`` as di
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import pandas as pd
 
@@ -92,6 +94,65 @@ class Fusion(Stage):
         if self.rrf_k < 0:
             raise ValueError(f"rrf_k must be >= 0, got {self.rrf_k!r}")
 
+    def fuse_one(self, vector: tuple[np.ndarray, np.ndarray] | None,
+                 text: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None
+                 ) -> FusedHits | None:
+        """The array form of :meth:`fuse` for one query (the fast single-query path).
+
+        ``vector``: ``(docnos, scores)`` of the vector leg, in rank order, already cut to
+        ``candidates``; ``text``: ``(docnos, text_scores, boosted_scores, ranks)`` of the
+        keyword leg, cut as :func:`_top` cuts (``boosted_scores``, the ranking score of the
+        keyword-only mode, is only read without a vector leg). A leg that is not part of
+        this fusion is ``None``. Returns ``None`` when the arrays cannot be merged exactly
+        as the frames would be (``"minmax"``/``"zscore"``, or a leg listing a chunk twice):
+        use :meth:`transform` then.
+        """
+        self._validate()
+        if vector is not None and text is None:
+            d, v = vector
+            n = len(d)
+            out = FusedHits(d, v, v, np.zeros(n), np.zeros(n, dtype=bool))
+            return _apply(out, _stable_desc(v))
+        if vector is None and text is not None:
+            d, t, boosted, _ = text
+            out = FusedHits(d, boosted, np.zeros(len(d)), t, np.ones(len(d), dtype=bool))
+            return _apply(out, _stable_desc(boosted))
+        if vector is None or text is None or self.method not in ("openclaw", "rrf"):
+            return None
+        vd, vs = vector
+        td, ts, _, tr = text
+        tpos = {d: i for i, d in enumerate(td.tolist())}
+        vlist = vd.tolist()
+        vset = set(vlist)
+        if len(tpos) != len(td) or len(vset) != len(vd):
+            return None
+        idx = np.array([tpos.get(d, -1) for d in vlist], dtype=np.int64)
+        found = idx >= 0
+        idx = np.where(found, idx, 0)
+        if not len(td):  # nothing to take from
+            ts, tr = np.zeros(1), np.zeros(1, dtype=np.int64)
+        extra = np.array([d not in vset for d in td.tolist()], dtype=bool)
+        n_extra = int(extra.sum())
+        docno = np.concatenate([vd, td[extra]])
+        vscore = np.concatenate([vs, np.zeros(n_extra)])
+        tscore = np.concatenate([np.where(found, ts[idx], 0.0), ts[:len(td)][extra]])
+        trank = np.concatenate([np.where(found, tr[idx].astype(np.float64), np.nan),
+                                tr[:len(td)][extra].astype(np.float64)])
+        keyword = ~np.isnan(trank)
+        wv, wt = normalize_weights(self.vector_weight, self.text_weight)
+        if self.method == "openclaw":
+            score = wv * vscore + wt * tscore
+        else:
+            k = float(self.rrf_k)
+            vrank = np.concatenate([np.arange(1, len(vd) + 1, dtype=np.float64),
+                                    np.full(n_extra, np.nan)])
+            with np.errstate(invalid="ignore", divide="ignore"):
+                rv = np.where(~np.isnan(vrank), 1.0 / (k + vrank), 0.0)
+                rt = np.where(keyword, 1.0 / (k + trank), 0.0)
+            score = wv * rv + wt * rt
+        out = FusedHits(docno, score, vscore, tscore, keyword)
+        return _apply(out, _stable_desc(score))
+
     def transform(self, queries: pd.DataFrame) -> pd.DataFrame:
         self._validate()
         k = int(self.candidates)
@@ -131,6 +192,21 @@ class Fusion(Stage):
         return rerank(merged)
 
 
+class FusedHits(NamedTuple):
+    """One query's merged hits in rank order (:meth:`Fusion.fuse_one`)."""
+
+    docno: np.ndarray
+    score: np.ndarray
+    vector_score: np.ndarray
+    text_score: np.ndarray
+    keyword_hit: np.ndarray
+
+
+def _stable_desc(scores: np.ndarray) -> np.ndarray:
+    """Positions sorted by score descending, ties in their current order (as :func:`rerank`)."""
+    return np.argsort(-scores, kind="stable")
+
+
 def _top(hits: pd.DataFrame, k: int) -> pd.DataFrame:
     """A leg's first ``k`` hits. Hits of OpenClaw's keyword fallback are all kept: there the
     limit applies to each keyword's search, and the merged list (up to 6k) enters whole."""
@@ -166,6 +242,11 @@ def _union(vec: pd.DataFrame, txt: pd.DataFrame) -> pd.DataFrame:
     merged["keyword_hit"] = merged["text_rank"].notna()
     merged["score"] = 0.0
     return merged.reset_index(drop=True)
+
+
+def _apply(hits: FusedHits, order: np.ndarray) -> FusedHits:
+    """``hits`` with every array permuted by ``order``."""
+    return FusedHits(*(a[order] for a in hits))
 
 
 def _normalise(merged: pd.DataFrame, col: str, rank_col: str, method: str) -> np.ndarray:

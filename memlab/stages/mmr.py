@@ -39,8 +39,48 @@ def jaccard_matrix(rows: sp.csr_matrix) -> np.ndarray:
     return sim
 
 
-def mmr_order(scores: np.ndarray, sim: np.ndarray, lambda_: float) -> np.ndarray:
-    """Greedy MMR order of items with ``scores`` (already sorted by score) and similarity."""
+def jaccard_rows(matrix: sp.csr_matrix, rows: np.ndarray) -> np.ndarray:
+    """:func:`jaccard_matrix` of ``matrix[rows]`` (same values, bit for bit), computed on a
+    small dense 0/1 block over the tokens those rows use: cheaper than sparse products for
+    the few dozen hits of one query."""
+    rows = np.asarray(rows, dtype=np.int64)
+    indptr, indices = matrix.indptr, matrix.indices
+    starts, ends = indptr[rows], indptr[rows + 1]
+    sizes = (ends - starts).astype(np.float64)
+    parts = [indices[a:b] for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
+    n = len(rows)
+    flat = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    inter = np.zeros((n, n))
+    if len(flat):
+        # only tokens two rows share add to an intersection; the diagonal is the row size
+        _, inv, counts = np.unique(flat, return_inverse=True, return_counts=True)
+        shared = counts >= 2
+        if shared.any():
+            keep = shared[inv]
+            compact = np.cumsum(shared) - 1
+            row_of = np.repeat(np.arange(n), (ends - starts))
+            dense = np.zeros((n, int(shared.sum())), dtype=np.float32)
+            dense[row_of[keep], compact[inv[keep]]] = 1.0
+            # 0/1 products summed in float32 are exact integers (< 2**24), as in the sparse
+            # product
+            inter = (dense @ dense.T).astype(np.float64)
+        np.fill_diagonal(inter, sizes)
+    union = sizes[:, None] + sizes[None, :] - inter
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sim = np.where(union > 0, inter / union, 0.0)
+    empty = sizes == 0
+    sim[np.ix_(empty, empty)] = 1.0
+    return sim
+
+
+def mmr_order(scores: np.ndarray, sim: np.ndarray, lambda_: float,
+              keep: np.ndarray | None = None, limit: int | None = None) -> np.ndarray:
+    """Greedy MMR order of items with ``scores`` (already sorted by score) and similarity.
+
+    With ``keep`` (a mask over the items) and ``limit``, selection stops as soon as ``limit``
+    picked items are in ``keep``: the returned prefix is that of the full order, which is
+    all a ``maxResults`` cut of the ``keep`` items needs.
+    """
     n = len(scores)
     if n <= 1:
         return np.arange(n)
@@ -50,19 +90,30 @@ def mmr_order(scores: np.ndarray, sim: np.ndarray, lambda_: float) -> np.ndarray
     lo, hi = scores.min(), scores.max()
     span = hi - lo
     rel = np.ones(n) if span == 0 else (scores - lo) / span
-    remaining = np.ones(n, dtype=bool)
+    gain = lam * rel  # the same float operations as lam * rel - (1 - lam) * max_sim per step
+    penalty_weight = 1 - lam
+    blocked = np.zeros(n)  # 0, or -inf once picked (x + 0 == x exactly)
     max_sim = np.zeros(n)
     order = np.empty(n, dtype=np.int64)
+    wanted = n + 1 if keep is None or limit is None else int(limit)
+    found = 0
     for step in range(n):
-        value = lam * rel - (1 - lam) * max_sim
-        value[~remaining] = -np.inf
+        value = gain - penalty_weight * max_sim
+        value += blocked
         best = value.max()
         tied = np.flatnonzero(value == best)
         # OpenClaw replaces its pick on an exact tie only for a strictly higher score.
-        pick = tied[np.argmax(scores[tied])] if len(tied) > 1 else tied[0]
+        pick = int(tied[np.argmax(scores[tied])]) if len(tied) > 1 else int(tied[0])
         order[step] = pick
-        remaining[pick] = False
-        max_sim = np.maximum(max_sim, sim[pick]) if step else sim[pick].copy()
+        if keep is not None and keep[pick]:
+            found += 1
+            if found >= wanted:
+                return order[:step + 1]
+        blocked[pick] = -np.inf
+        if step:
+            np.maximum(max_sim, sim[pick], out=max_sim)
+        else:
+            max_sim = sim[pick].copy()
     return order
 
 
@@ -99,6 +150,19 @@ class MMR(Stage):
         self.__dict__["_tokens_"] = (self.corpus, matrix)
         return matrix
 
+    def order(self, docnos: np.ndarray, scores: np.ndarray, keep: np.ndarray | None = None,
+              limit: int | None = None) -> np.ndarray:
+        """MMR order (positions) of one query's hits, given in score order: the array form of
+        :meth:`transform` (the caller checks ``enabled``). ``keep``/``limit``: stop early, see
+        :func:`mmr_order`."""
+        if len(docnos) <= 1:
+            return np.arange(len(docnos))
+        lam = max(0.0, min(1.0, float(self.lambda_)))
+        if lam == 1.0:  # a plain sort: no similarities needed
+            return np.argsort(-np.asarray(scores, dtype=np.float64), kind="stable")
+        sim = jaccard_rows(self._token_matrix(), np.asarray(docnos))
+        return mmr_order(np.asarray(scores, dtype=np.float64), sim, self.lambda_, keep, limit)
+
     def transform(self, hits: pd.DataFrame) -> pd.DataFrame:
         if not self.enabled or hits.empty:
             return hits
@@ -106,7 +170,7 @@ class MMR(Stage):
         parts = []
         for _, group in hits.groupby("qid", sort=False):
             docnos = group["docno"].to_numpy()
-            sim = jaccard_matrix(matrix[docnos])
+            sim = jaccard_rows(matrix, docnos)
             order = mmr_order(group["score"].to_numpy(dtype=np.float64), sim, self.lambda_)
             part = group.iloc[order].copy()
             part["rank"] = np.arange(1, len(part) + 1)

@@ -34,11 +34,35 @@ class Threshold(Stage):
         self.max_results = max_results
         self.relaxed = relaxed
 
-    def transform(self, hits: pd.DataFrame) -> pd.DataFrame:
+    def validate(self) -> None:
+        """Raise ``ValueError`` for unsupported parameters."""
         if self.relaxed not in RELAXED:
             raise ValueError(f"relaxed={self.relaxed!r} is not supported; use one of {RELAXED}")
         if int(self.max_results) < 1:
             raise ValueError(f"max_results must be >= 1, got {self.max_results!r}")
+
+    def select(self, scores: np.ndarray, keyword: np.ndarray) -> np.ndarray:
+        """The keep mask of one query's hits (in rank order): the array form of
+        :meth:`transform`."""
+        return self._select(np.asarray(scores, dtype=np.float64), np.asarray(keyword, dtype=bool))
+
+    def eligible(self, scores: np.ndarray, keyword: np.ndarray) -> np.ndarray:
+        """The hits the cut may keep, whatever their order: :meth:`select` keeps the first
+        ``max_results`` of them in rank order."""
+        scores = np.asarray(scores, dtype=np.float64)
+        keyword = np.asarray(keyword, dtype=bool)
+        strict = scores >= self.min_score
+        if strict.any() or self.relaxed is None:
+            return strict
+        if self.relaxed == "zero":
+            return scores >= 0
+        if not keyword.any():
+            return strict
+        pool_strict = keyword & strict
+        return pool_strict if pool_strict.any() else keyword & (scores >= 0)
+
+    def transform(self, hits: pd.DataFrame) -> pd.DataFrame:
+        self.validate()
         if hits.empty:
             return hits
         keep = np.zeros(len(hits), dtype=bool)
@@ -52,16 +76,8 @@ class Threshold(Stage):
         return out.reset_index(drop=True)
 
     def _select(self, scores: np.ndarray, keyword: np.ndarray) -> np.ndarray:
-        strict = scores >= self.min_score
-        if strict.any() or self.relaxed is None:
-            return _first(strict, self.max_results)
-        if self.relaxed == "zero":
-            return _first(scores >= 0, self.max_results)
-        if not keyword.any():
-            return strict  # nothing passed and there were no keyword hits: empty
-        pool_strict = keyword & strict
-        chosen = pool_strict if pool_strict.any() else keyword & (scores >= 0)
-        return _first(chosen, self.max_results)
+        # nothing passed and there were no keyword hits: empty (all False)
+        return _first(self.eligible(scores, keyword), self.max_results)
 
 
 def _first(mask: np.ndarray, n: int) -> np.ndarray:

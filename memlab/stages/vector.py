@@ -207,6 +207,30 @@ class VectorSearch(Stage):
             results.append((ids[order], s[order].astype(np.float64)))
         return results
 
+    def search_arrays(self, query: str, depth: int | None = None
+                      ) -> tuple[np.ndarray, np.ndarray]:
+        """One query's ``(docnos, scores)`` in rank order, without building frames (the fast
+        single-query path). ``depth`` defaults to the stage's; the first ``d`` hits at any
+        depth ``d`` are those of a deeper search (ties are cut by lower docno)."""
+        depth = int(self.depth if depth is None else depth)
+        if depth < 1:
+            raise ValueError(f"depth must be >= 1, got {depth!r}")
+        self._ensure_built()
+        n = len(self.doc_vectors_)
+        text = str(query).strip()
+        if not n or not text:
+            return _EMPTY
+        vec = self.embedder_.embed_queries([text])
+        dims = self.doc_vectors_.shape[1]
+        if vec.ndim != 2 or vec.shape[1] != dims:
+            raise ValueError(f"query vectors have shape {vec.shape} but the corpus vectors "
+                             f"have {dims} dims")
+        if not np.any(vec != 0):  # OpenClaw skips all-zero vectors
+            return _EMPTY
+        if self.normalize:
+            vec = _unit_rows(vec)
+        return self._search(np.ascontiguousarray(vec, dtype=np.float32), min(depth, n))[0]
+
     def transform(self, frame: pd.DataFrame) -> pd.DataFrame:
         queries = as_queries(frame)
         depth = int(self.depth)

@@ -90,6 +90,7 @@ def test_query_prefix_changes_query_vector_not_documents(local: LocalProvider) -
 
 def test_progress_bar_only_for_more_than_one_batch(local: LocalProvider, capfd,
                                                    monkeypatch) -> None:
+    monkeypatch.setenv("MEMLAB_PROGRESS", "1")  # captured stderr is not a terminal
     monkeypatch.setattr(local, "batch_size", 2)
     monkeypatch.setattr(local, "show_progress", True)
     local.embed_documents(["one", "two"])
@@ -99,6 +100,10 @@ def test_progress_bar_only_for_more_than_one_batch(local: LocalProvider, capfd,
     assert "2/2" in err  # tqdm: 2 of 2 batches
     monkeypatch.setattr(local, "show_progress", False)
     local.embed_documents(["one", "two", "three"])
+    assert "2/2" not in capfd.readouterr().err
+    monkeypatch.setattr(local, "show_progress", True)
+    monkeypatch.delenv("MEMLAB_PROGRESS")
+    local.embed_documents(["one", "two", "three"])  # not interactive: silent
     assert "2/2" not in capfd.readouterr().err
 
 

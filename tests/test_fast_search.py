@@ -1,0 +1,140 @@
+"""The fast single-query path (``MemorySearch.search_hits``) returns exactly what the frame
+pipeline (``MemorySearch.run``) returns, for every pipeline shape and leg it handles."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from memlab.embed.base import EmbeddingProvider
+from memlab.embed.cache import CachedEmbedder
+from memlab.openclaw import MemorySearch, hits_to_results
+
+ROOT = Path(__file__).resolve().parents[1]
+WORKSPACE = ROOT / "datasets" / "sample-memory" / "workspace"
+QUERIES = [json.loads(line)["text"] for line in
+           (ROOT / "datasets" / "sample-memory" / "queries.jsonl").read_text().splitlines()
+           if line.strip()]
+# queries that hit the keyword fallback, punctuation only, CJK, and a miss
+QUERIES += ["zzqx unknownword deploy", "?!", "部署 staging", "no such thing anywhere qqq",
+            "  billing  "]
+NOW = "2026-10-01T09:00:00Z"
+
+
+class Bow(EmbeddingProvider):
+    """Hashed bag-of-words vectors (no model); the empty text maps to a zero vector."""
+
+    id = "bow"
+    model = "bow-v1"
+
+    def key_settings(self) -> dict[str, Any]:
+        return {"dims": 64}
+
+    @property
+    def dims(self) -> int:
+        return 64
+
+    def _vector(self, text: str) -> np.ndarray:
+        v = np.zeros(64, dtype=np.float32)
+        for tok in re.findall(r"[a-z0-9]+", text.lower()):
+            v[int.from_bytes(hashlib.md5(tok.encode()).digest()[:4], "little") % 64] += 1.0
+        return v
+
+    def embed_documents(self, texts):
+        return np.stack([self._vector(t) for t in texts])
+
+    def embed_query(self, text):
+        return self._vector(text)
+
+
+CONFIGS = {
+    "hybrid": {},
+    "hybrid-mmr-decay": {"query": {"hybrid": {"mmr": {"enabled": True, "lambda": 0.5},
+                                              "temporalDecay": {"enabled": True,
+                                                                "halfLifeDays": 20}}}},
+    "hybrid-rrf": {"memlab": {"fusion": {"method": "rrf", "rrfK": 5}}},
+    "hybrid-minmax": {"memlab": {"fusion": {"method": "minmax"}}},  # frame path
+    "hybrid-bm25": {"memlab": {"keyword": "bm25"},
+                    "query": {"hybrid": {"mmr": {"enabled": True}}}},
+    "vector": {"query": {"hybrid": {"enabled": False}}},
+    "none": {"provider": "none", "query": {"hybrid": {"temporalDecay": {"enabled": True}}}},
+    "none-bm25": {"provider": "none", "memlab": {"keyword": "bm25"}},
+}
+
+
+def _config(name: str) -> dict:
+    cfg = json.loads(json.dumps(CONFIGS[name]))
+    memlab = cfg.pop("memlab", {})
+    ms = {"provider": "local", **cfg}
+    return {"memorySearch": ms, "memlab": {"keyword": "fts5", **memlab}}
+
+
+def _frame_results(ms: MemorySearch, query: str, **kw) -> list[dict]:
+    hits = ms.run(query, **kw)
+    return hits_to_results(hits, ms.corpus, ms.mode) if len(hits) else []
+
+
+@pytest.fixture(scope="module")
+def embedder() -> CachedEmbedder:
+    return CachedEmbedder(Bow())
+
+
+@pytest.mark.parametrize("indexed", [False, True])
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_fast_path_equals_frame_pipeline(name, indexed, embedder):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if indexed:
+            from memlab.index.search import IndexedMemorySearch
+
+            ms = IndexedMemorySearch(WORKSPACE, _config(name), embedder, index_path=":memory:")
+        else:
+            ms = MemorySearch(WORKSPACE, _config(name), embedder)
+    fast_used = 0
+    for q in QUERIES:
+        for kw in ({"now": NOW}, {"now": NOW, "max_results": 20, "min_score": 0.0}):
+            fast = ms.search_hits(q, **kw) if q.strip() else None
+            fast_used += fast is not None
+            got = ms.search(q, **kw)["results"]
+            want = _frame_results(ms, q, **kw) if q.strip() else []
+            assert got == want, (name, q, kw)
+    assert fast_used == (0 if name == "hybrid-minmax" else 2 * len(QUERIES))
+
+
+def test_fast_path_keeps_fallback_hits(embedder):
+    """A query only the keyword fallback finds keeps every fallback hit in the merge."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ms = MemorySearch(WORKSPACE, _config("hybrid"), embedder)
+    from memlab.index.fts import FTS5
+
+    leg = ms.pipeline().stages[0].text.stage
+    assert isinstance(leg, FTS5)
+    found = leg.search_arrays("zzqx unknownword deploy")
+    assert found.fallback and len(found.docno)
+
+
+def test_fts_rows_without_a_chunk_are_still_filtered():
+    """The FTS5 leg leaves OpenClaw's ``EXISTS`` filter out only while every FTS row has its
+    chunk; a dangling row (another writer) brings it back, so it never takes a LIMIT slot."""
+    from memlab.corpus import Corpus
+    from memlab.index.fts import FTS5
+    from memlab.index.store import FTS_TABLE
+
+    corpus = Corpus.from_texts(["the deploy key is in vault", "rotate the key", "lunch"])
+    leg = FTS5(corpus, depth=1)
+    assert leg.search_arrays("deploy key").docno.tolist() == [0]
+    store, _ = leg._store()
+    with store.write() as conn:
+        conn.execute(f"INSERT INTO {FTS_TABLE} (text, id, path, source, model, start_line, "
+                     "end_line) VALUES ('deploy key deploy key', 'gone', 'x.md', 'memory', "
+                     "'fts-only', 1, 1)")
+    assert leg.search_arrays("deploy key").docno.tolist() == [0]
+    assert leg("deploy key")["docno"].tolist() == [0]
