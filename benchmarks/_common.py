@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
 import importlib.metadata as md
 import json
 import os
 import platform
-import re
 import statistics
 import sys
 import time
@@ -15,9 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from memlab.embed.base import EmbeddingProvider
+from memlab.embed.hashing import HashingProvider
 
 ROOT = Path(__file__).resolve().parent
 DATASETS = ROOT.parents[1] / "shared" / "datasets"
@@ -79,30 +75,5 @@ def write_json(name: str, payload: dict[str, Any], out: Path | None) -> Path:
     return path
 
 
-
-class HashedBow(EmbeddingProvider):
-    """A fast offline embedding provider for ``--tiny`` runs: hashed bag-of-words vectors
-    (64 dims), so similar texts get similar vectors without loading a model."""
-
-    id = "bow"
-    model = "bow-v1"
-
-    def key_settings(self) -> dict[str, Any]:
-        return {"dims": 64}
-
-    @property
-    def dims(self) -> int:
-        return 64
-
-    def _vector(self, text: str) -> np.ndarray:
-        v = np.zeros(64, dtype=np.float32)
-        for tok in re.findall(r"[a-z0-9]+", text.lower()):
-            v[int.from_bytes(hashlib.md5(tok.encode()).digest()[:4], "little") % 64] += 1.0
-        v[0] += 0.01
-        return v
-
-    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
-        return np.stack([self._vector(t) for t in texts])
-
-    def embed_query(self, text: str) -> np.ndarray:
-        return self._vector(text)
+#: The ``--tiny`` runs' provider: hashed bag-of-words vectors, no model to load.
+HashedBow = HashingProvider

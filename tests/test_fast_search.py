@@ -3,18 +3,14 @@ pipeline (``MemorySearch.run``) returns, for every pipeline shape and leg it han
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
 import warnings
 from pathlib import Path
-from typing import Any
 
-import numpy as np
 import pytest
 
-from memlab.embed.base import EmbeddingProvider
 from memlab.embed.cache import CachedEmbedder
+from memlab.embed.hashing import HashingProvider
 from memlab.openclaw import MemorySearch, hits_to_results
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,30 +24,6 @@ QUERIES += ["zzqx unknownword deploy", "?!", "部署 staging", "no such thing an
 NOW = "2026-10-01T09:00:00Z"
 
 
-class Bow(EmbeddingProvider):
-    """Hashed bag-of-words vectors (no model); the empty text maps to a zero vector."""
-
-    id = "bow"
-    model = "bow-v1"
-
-    def key_settings(self) -> dict[str, Any]:
-        return {"dims": 64}
-
-    @property
-    def dims(self) -> int:
-        return 64
-
-    def _vector(self, text: str) -> np.ndarray:
-        v = np.zeros(64, dtype=np.float32)
-        for tok in re.findall(r"[a-z0-9]+", text.lower()):
-            v[int.from_bytes(hashlib.md5(tok.encode()).digest()[:4], "little") % 64] += 1.0
-        return v
-
-    def embed_documents(self, texts):
-        return np.stack([self._vector(t) for t in texts])
-
-    def embed_query(self, text):
-        return self._vector(text)
 
 
 CONFIGS = {
@@ -83,7 +55,7 @@ def _frame_results(ms: MemorySearch, query: str, **kw) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def embedder() -> CachedEmbedder:
-    return CachedEmbedder(Bow())
+    return CachedEmbedder(HashingProvider(bias=0.0))
 
 
 @pytest.mark.parametrize("indexed", [False, True])

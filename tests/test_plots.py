@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import re
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -16,37 +13,12 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from memlab import plots  # noqa: E402
 from memlab.corpus import Corpus  # noqa: E402
-from memlab.embed.base import EmbeddingProvider  # noqa: E402
+from memlab.embed.hashing import HashingProvider  # noqa: E402
 from memlab.openclaw import openclaw_pipeline  # noqa: E402
 
 VW = "query.hybrid.vectorWeight"
 
 
-class BowProvider(EmbeddingProvider):
-    """Hashed bag-of-words vectors: a deterministic vector leg without a model."""
-
-    id = "bow"
-    model = "bow-v1"
-
-    def key_settings(self):
-        return {"dims": 64}
-
-    @property
-    def dims(self):
-        return 64
-
-    def _vector(self, text):
-        v = np.zeros(64, dtype=np.float32)
-        for tok in re.findall(r"[a-z0-9]+", text.lower()):
-            v[int.from_bytes(hashlib.md5(tok.encode()).digest()[:4], "little") % 64] += 1.0
-        v[0] += 0.01
-        return v
-
-    def embed_documents(self, texts):
-        return np.stack([self._vector(t) for t in texts])
-
-    def embed_query(self, text):
-        return self._vector(text)
 
 
 def _render(fig: Figure, path) -> None:
@@ -174,7 +146,7 @@ def test_mmr_rank_change_from_pipeline(tmp_path):
     corpus = Corpus.from_texts(texts)
 
     pipe = openclaw_pipeline(corpus, {"provider": "local", "query": {"hybrid": {
-        "mmr": {"enabled": True, "lambda": 0.3}}}}, BowProvider(), max_results=6, min_score=0)
+        "mmr": {"enabled": True, "lambda": 0.3}}}}, HashingProvider(), max_results=6, min_score=0)
     before, after = plots.mmr_before_after(pipe, "deploy window tuesday")
     assert pipe.named_stages()["mmr"].enabled is True
     assert set(before["chunk_id"]) == set(after["chunk_id"])

@@ -3,73 +3,43 @@
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import re
 import warnings
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
-from memlab.embed.base import EmbeddingProvider
+from memlab.embed.hashing import HashingProvider
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "datasets" / "sample-memory"
 BEIR_MINI = ROOT / "tests" / "data" / "beir-mini"
 
 
-class BowProvider(EmbeddingProvider):
-    """Deterministic hashed bag-of-words vectors: similar texts get similar vectors, so the
-    vector leg ranks sensibly without loading a model."""
-
-    id = "bow"
-    model = "bow-v1"
-
-    def key_settings(self) -> dict[str, Any]:
-        return {"dims": 64}
-
-    @property
-    def dims(self) -> int:
-        return 64
-
-    def _vector(self, text: str) -> np.ndarray:
-        v = np.zeros(64, dtype=np.float32)
-        for tok in re.findall(r"[a-z0-9]+", text.lower()):
-            h = int.from_bytes(hashlib.md5(tok.encode()).digest()[:4], "little")
-            v[h % 64] += 1.0
-        v[0] += 0.01
-        return v
-
-    def embed_documents(self, texts):
-        return np.stack([self._vector(t) for t in texts])
-
-    def embed_query(self, text):
-        return self._vector(text)
 
 
-class CountingProvider(BowProvider):
-    """:class:`BowProvider` that counts the document texts it embeds (thread-safe)."""
+class CountingProvider(HashingProvider):
+    """:class:`HashingProvider` whose document counters (``texts``, ``calls``) are
+    thread-safe and survive pickling (dask workers)."""
 
     def __init__(self) -> None:
         import threading
 
+        super().__init__()
         self._lock = threading.Lock()
-        self.texts = 0
-        self.calls = 0
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"texts": self.texts, "calls": self.calls}
+        return {k: v for k, v in self.__dict__.items() if k != "_lock"}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__()
-        self.texts, self.calls = state["texts"], state["calls"]
+        import threading
+
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
     def embed_documents(self, texts):
         with self._lock:
-            self.texts += len(texts)
-            self.calls += 1
-        return super().embed_documents(texts)
+            return super().embed_documents(texts)
 
 
 @pytest.fixture(scope="session")
@@ -82,8 +52,8 @@ def sample_dataset():
 
 
 @pytest.fixture(scope="session")
-def bow() -> BowProvider:
-    return BowProvider()
+def bow() -> HashingProvider:
+    return HashingProvider()
 
 
 def subset(dataset, n: int):
