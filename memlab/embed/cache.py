@@ -18,7 +18,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -245,28 +245,38 @@ class CachedEmbedder(EmbeddingProvider):
     # -- embedding -----------------------------------------------------------------------
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         texts = [str(t) for t in texts]
-        if not texts:
-            return np.zeros((0, self.dims), dtype=np.float32)
-        hashes = [text_hash(t) for t in texts]
+        vectors = self._through_cache([text_hash(t) for t in texts], texts,
+                                      self.provider.embed_documents)
+        dims = {v.shape[0] for v in vectors}
+        if len(dims) > 1:
+            raise ValueError(f"cached embeddings for {self.id!r}/{self.model!r} have mixed "
+                             f"dimensions {sorted(dims)}; clear the cache")
+        return self._stack(vectors)
+
+    def _through_cache(self, hashes: list[str], payloads: list[Any],
+                       embed: Callable[[list[Any]], np.ndarray]) -> list[np.ndarray]:
+        """One vector per hash: from the cache, else ``embed`` of the payloads of the
+        missing hashes (each distinct hash once), stored back in the cache."""
         vectors = self.cache.get_many(self.provider, hashes)
         self.cache_hits += sum(1 for h in hashes if h in vectors)
-        missing: dict[str, str] = {}
-        for h, t in zip(hashes, texts, strict=True):
+        missing: dict[str, Any] = {}
+        for h, payload in zip(hashes, payloads, strict=True):
             if h not in vectors and h not in missing:
-                missing[h] = t
+                missing[h] = payload
         if missing:
-            fresh = check_vectors(self.provider.embed_documents(list(missing.values())),
-                                  len(missing), None, f"provider {self.id!r}")
+            fresh = check_vectors(embed(list(missing.values())), len(missing), None,
+                                  f"provider {self.id!r}")
             self.calls += 1
             self.texts_embedded += len(missing)
             new = dict(zip(missing.keys(), fresh, strict=True))
             self.cache.put_many(self.provider, new)
             vectors.update(new)
-        dims = {v.shape[0] for v in vectors.values()}
-        if len(dims) != 1:
-            raise ValueError(f"cached embeddings for {self.id!r}/{self.model!r} have mixed "
-                             f"dimensions {sorted(dims)}; clear the cache")
-        return np.stack([vectors[h] for h in hashes]).astype(np.float32, copy=False)
+        return [vectors[h] for h in hashes]
+
+    def _stack(self, vectors: list[np.ndarray]) -> np.ndarray:
+        if not vectors:
+            return np.zeros((0, self.dims), dtype=np.float32)
+        return np.stack(vectors).astype(np.float32, copy=False)
 
     def supports_multimodal(self) -> bool:
         return self.provider.supports_multimodal()
@@ -276,26 +286,10 @@ class CachedEmbedder(EmbeddingProvider):
         chunk hash: for a multimodal file it covers path, label, MIME type and the bytes'
         sha256, so a changed image is re-embedded and an unchanged one is not)."""
         items = [as_input(i) for i in inputs]
-        if not items:
-            return np.zeros((0, self.dims), dtype=np.float32)
         if not any(i.structured for i in items):
             return self.embed_documents([i.text for i in items])
-        hashes = [i.hash for i in items]
-        vectors = self.cache.get_many(self.provider, hashes)
-        self.cache_hits += sum(1 for h in hashes if h in vectors)
-        missing: dict[str, EmbeddingInput] = {}
-        for h, item in zip(hashes, items, strict=True):
-            if h not in vectors and h not in missing:
-                missing[h] = item
-        if missing:
-            fresh = check_vectors(self.provider.embed_inputs(list(missing.values())),
-                                  len(missing), None, f"provider {self.id!r}")
-            self.calls += 1
-            self.texts_embedded += len(missing)
-            new = dict(zip(missing.keys(), fresh, strict=True))
-            self.cache.put_many(self.provider, new)
-            vectors.update(new)
-        return np.stack([vectors[h] for h in hashes]).astype(np.float32, copy=False)
+        return self._stack(self._through_cache([i.hash for i in items], items,
+                                               self.provider.embed_inputs))
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         texts = [str(t) for t in texts]

@@ -292,19 +292,27 @@ class _Embed:
             self.embedder = CachedEmbedder(embedder, cache)
 
     def __call__(self, texts: Sequence[str]) -> np.ndarray:
-        emb = self.embedder
-        assert emb is not None
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
+        return self._embed(list(texts), "embed_documents")
+
+    def inputs(self, items: Sequence[Any]) -> np.ndarray:
+        """Embed structured inputs (multimodal files among texts) through the cache."""
+        return self._embed(list(items), "embed_inputs")
+
+    def _embed(self, items: list[Any], method: str) -> np.ndarray:
+        """``embedder.<method>(items)``, counting texts embedded and cache hits."""
+        emb = self.embedder
+        assert emb is not None
         if isinstance(emb, CachedEmbedder):
             before_t, before_h = emb.texts_embedded, emb.cache_hits
-            out = emb.embed_documents(list(texts))
+            out = getattr(emb, method)(items)
             self.texts += emb.texts_embedded - before_t
             self.hits += emb.cache_hits - before_h
             return self._same_dims(np.asarray(out, dtype=np.float32))
-        out = check_vectors(emb.embed_documents(list(texts)), len(texts), None,
+        out = check_vectors(getattr(emb, method)(items), len(items), None,
                             f"provider {emb.id!r}")
-        self.texts += len(texts)
+        self.texts += len(items)
         return self._same_dims(out)
 
     def _same_dims(self, out: np.ndarray) -> np.ndarray:
@@ -322,21 +330,6 @@ class _Embed:
                     "still holds the old model's vectors, give memorySearch.model a new name or "
                     "disable memorySearch.cache for that run")
         return out
-
-    def inputs(self, items: Sequence[Any]) -> np.ndarray:
-        """Embed structured inputs (multimodal files among texts) through the cache."""
-        emb = self.embedder
-        assert emb is not None
-        if isinstance(emb, CachedEmbedder):
-            before_t, before_h = emb.texts_embedded, emb.cache_hits
-            out = emb.embed_inputs(list(items))
-            self.texts += emb.texts_embedded - before_t
-            self.hits += emb.cache_hits - before_h
-            return self._same_dims(np.asarray(out, dtype=np.float32))
-        out = check_vectors(emb.embed_inputs(list(items)), len(items), None,
-                            f"provider {emb.id!r}")
-        self.texts += len(items)
-        return self._same_dims(out)
 
 
 @dataclass(frozen=True)
