@@ -36,6 +36,8 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from memlab.text.js import JS_WHITESPACE, node_utf8
+
 __all__ = [
     "Chunk",
     "EMBEDDING_BATCH_MAX_TOKENS",
@@ -47,7 +49,6 @@ __all__ = [
     "sha256_hex",
     "split_for_provider",
     "split_text_to_utf8_byte_limit",
-    "utf16_length",
     "weighted_length",
 ]
 
@@ -66,14 +67,6 @@ _NON_LATIN_RE = re.compile(
 # This is U+20000..U+2FBFF -- slightly wider than the NON_LATIN range, as in OpenClaw.
 _CJK_ASTRAL_RE = re.compile("[\U00020000-\U0002fbff]")
 _NOT_PLAIN_BMP_RE = re.compile("[\ud800-\udfff\U00010000-\U0010ffff]")
-_LONE_SURROGATE_RE = re.compile("[\ud800-\udfff]")
-
-# Characters removed by JavaScript's String.prototype.trim() (WhiteSpace + LineTerminator).
-# Python's str.strip() differs: it also strips U+001C..U+001F and U+0085 but not U+FEFF.
-JS_WHITESPACE = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
-    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
 
 
 @dataclass(frozen=True)
@@ -86,32 +79,13 @@ class Chunk:
     hash: str
 
 
-def _utf8(text: str) -> bytes:
-    """UTF-8 bytes as Node encodes a JS string (a lone surrogate becomes U+FFFD)."""
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:
-        return _LONE_SURROGATE_RE.sub("\ufffd", text).encode("utf-8")
-
-
 def sha256_hex(text: str) -> str:
     """``hashText``: sha256 hex digest of the UTF-8 encoding of ``text``.
 
     >>> sha256_hex("")[:16]
     'e3b0c44298fc1c14'
     """
-    return hashlib.sha256(_utf8(text)).hexdigest()
-
-
-def utf16_length(text: str) -> int:
-    """JavaScript ``text.length``: the number of UTF-16 code units.
-
-    >>> utf16_length("a😀"), len("a😀")
-    (3, 2)
-    """
-    if text.isascii():
-        return len(text)
-    return len(text.encode("utf-16-le", "surrogatepass")) >> 1
+    return hashlib.sha256(node_utf8(text)).hexdigest()
 
 
 def weighted_length(text: str) -> int:
@@ -416,7 +390,7 @@ def split_for_provider(chunks: Iterable[Chunk], max_input_bytes: int) -> list[Ch
     """
     out: list[Chunk] = []
     for chunk in chunks:
-        if len(_utf8(chunk.text)) <= max_input_bytes:
+        if len(node_utf8(chunk.text)) <= max_input_bytes:
             out.append(chunk)
             continue
         for piece in split_text_to_utf8_byte_limit(chunk.text, max_input_bytes):

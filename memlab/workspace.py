@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from memlab.chunking import JS_WHITESPACE as _JS_WHITESPACE
+from memlab.text.js import JS_WHITESPACE as _JS_WHITESPACE
 
 if TYPE_CHECKING:
     from memlab.embed.base import EmbeddingInput

@@ -22,9 +22,9 @@ from memlab.chunking import (
     resolve_chunking,
     split_for_provider,
     split_text_to_utf8_byte_limit,
-    utf16_length,
     weighted_length,
 )
+from memlab.text.js import utf16_length
 
 
 def sha(text: str) -> str:

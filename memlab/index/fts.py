@@ -44,12 +44,13 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from memlab.chunking import JS_WHITESPACE
 from memlab.corpus import Corpus
-from memlab.frames import as_queries, build_hits
+from memlab.frames import Query, QueryHits, as_queries, build_hits
+from memlab.kernels.keyword import bm25_rank_to_score
 from memlab.index.store import CHUNKS_TABLE, FTS_TABLE, FTS_TOKENIZERS, IndexStore
 from memlab.pipeline import Stage
 from memlab.stages.lexical import merge_keyword_hits, openclaw_boosted_score
+from memlab.text.js import JS_WHITESPACE
 from memlab.text.keywords import fallback_terms
 from memlab.text.tokenize import openclaw_fts_tokens
 
@@ -65,7 +66,7 @@ _LIVE = f" AND EXISTS (SELECT 1 FROM {CHUNKS_TABLE} c WHERE c.id = {FTS_TABLE}.i
 
 
 class KeywordHits(NamedTuple):
-    """One query's keyword hits in rank order (:meth:`FTS5.search_arrays`)."""
+    """One query's keyword hits in rank order, with FTS5's raw rank."""
 
     docno: np.ndarray
     text_score: np.ndarray
@@ -99,20 +100,6 @@ def build_fts_query(raw: str) -> str | None:
     ('"接口" AND "超时"', None)
     """
     return _quote_and(_tokens(raw or ""))
-
-
-def bm25_rank_to_score(rank: float) -> float:
-    """OpenClaw's ``bm25RankToScore`` of an FTS5 ``bm25()`` rank (negative = better).
-
-    >>> bm25_rank_to_score(-1.0), bm25_rank_to_score(0.0), bm25_rank_to_score(float("nan"))
-    (0.5, 1.0, 0.001)
-    """
-    if rank is None or not math.isfinite(rank):
-        return 1 / 1e3
-    if rank < 0:
-        relevance = -rank
-        return relevance / (1 + relevance)
-    return 1 / (1 + rank)
 
 
 def escape_like_pattern(term: str) -> str:
@@ -275,8 +262,9 @@ class FTS5(Stage):
                     [*like_params, *source_params, limit]).fetchall()
         if not used_match:
             return [(cid, path, text, float(rank), 1.0) for cid, path, text, rank in rows]
-        return [(cid, path, text, float(rank), bm25_rank_to_score(float(rank)))
-                for cid, path, text, rank in rows]
+        scores = bm25_rank_to_score(np.array([float(r[3]) for r in rows])).tolist()
+        return [(cid, path, text, float(rank), score)
+                for (cid, path, text, rank), score in zip(rows, scores, strict=True)]
 
     def _scored(self, store: IndexStore, tokenizer: str, query: str, limit: int,
                 ids: dict[str, int], boost: bool = True
@@ -294,13 +282,18 @@ class FTS5(Stage):
                         else math.nan, rank))
         return out
 
-    def search_arrays(self, query: str, boost: bool = True) -> KeywordHits:
-        """One query's hits as arrays (the fast single-query path; :meth:`transform` runs
-        it per query).
+    def transform_query(self, query: Query, hits: QueryHits | None = None) -> QueryHits:
+        """One query's hits as arrays (the single-query path): :meth:`transform`'s hits of
+        ``query.text``. Without ``query.boost`` OpenClaw's boosted score is skipped
+        (``boosted_score`` NaN) unless the keyword fallback runs, whose merge orders by it."""
+        found = self._search_one(query.text, boost=query.boost)
+        return QueryHits(found.docno, found.text_score, text_score=found.text_score,
+                         boosted_score=found.boosted_score,
+                         fallback=np.full(len(found.docno), found.fallback))
 
-        ``boost=False`` skips OpenClaw's boosted score (``boosted_score`` is then NaN) unless
-        the keyword fallback runs, whose merge orders by it. Hits are in rank order.
-        """
+    def _search_one(self, query: str, boost: bool = True) -> KeywordHits:
+        """One query's hits, in rank order, with the raw FTS5 rank (:meth:`transform` runs
+        it per query)."""
         depth = self.depth
         if isinstance(depth, bool) or not isinstance(depth, int | np.integer) or depth < 1:
             raise ValueError(f"depth must be a positive integer, got {depth!r}")
@@ -335,7 +328,7 @@ class FTS5(Stage):
         queries = as_queries(frame)
         store, _ = self._store()
         corpus = store.corpus()
-        found = [self.search_arrays(text) for text in queries["query"]]
+        found = [self._search_one(text) for text in queries["query"]]
         per_query = [(f.docno, f.text_score) for f in found]
         hits = build_hits(queries, corpus.chunks, per_query, score_column="text_score")
         cat = (lambda xs, dt: np.concatenate(xs).astype(dt, copy=False) if xs  # noqa: E731

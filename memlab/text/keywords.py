@@ -57,7 +57,7 @@ import unicodedata
 from itertools import groupby
 from typing import Literal
 
-from memlab.chunking import JS_WHITESPACE
+from memlab.text.js import JS_WHITESPACE, utf16_length
 
 __all__ = [
     "FALLBACK_TERM_LIMIT",
@@ -173,12 +173,8 @@ def _segments(text: str) -> list[str]:
     return ["".join(run) for sep, run in groupby(text, _is_separator) if not sep]
 
 
-def _utf16_len(text: str) -> int:
-    return len(text) if text.isascii() else len(text.encode("utf-16-le", "surrogatepass")) // 2
-
-
 def _strip_korean_particle(segment: str) -> str | None:
-    n = _utf16_len(segment)
+    n = utf16_length(segment)
     for particle in KO_TRAILING_PARTICLES:
         if n > len(particle) and segment.endswith(particle):
             return segment[: -len(particle)]
@@ -187,7 +183,7 @@ def _strip_korean_particle(segment: str) -> str | None:
 
 def _useful_korean_stem(stem: str) -> bool:
     if _HANGUL_SYLLABLE_RE.search(stem):
-        return _utf16_len(stem) >= 2
+        return utf16_length(stem) >= 2
     return _ASCII_WORD_RE.fullmatch(stem) is not None
 
 
