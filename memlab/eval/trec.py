@@ -3,7 +3,15 @@ ir_measures and PyTerrier.
 
 A run file has six whitespace-separated columns per line, ``qid Q0 docid rank score run``;
 a qrels file four, ``qid 0 docid grade``. trec_eval orders a query's documents by ``score``
-(descending) and ignores the rank column; it breaks score ties by ``docid`` descending.
+(descending) and ignores the rank column; it breaks score ties by ``docid`` descending. So
+:func:`write_trec_run` writes *tie-safe* scores by default (:func:`tie_safe_scores`): strictly
+decreasing down memlab's ranking, each equal to the hit's own score unless that is not below
+the one written above it by a gap trec_eval's single-precision scores can see (about 1e-6
+of the value), when it becomes that one minus the gap. trec_eval, pytrec_eval, ranx and
+ir_measures then see exactly memlab's order (ties, and MMR's re-ordering that leaves scores
+non-monotone, included), while the written scores stay close to the real ones for fusion or
+threshold studies (rank-based scores would not); ``scores="rank"`` writes ``1/rank`` instead and
+``tie_safe=False`` the raw scores (then trec_eval re-sorts ties by docid).
 
 Run docids at chunk level are ``path#L<start>-<end>`` (the chunk's 1-based inclusive line
 span); whitespace and ``%`` in a path are percent-escaped, and when two chunks of one query
@@ -28,7 +36,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import IO
 from urllib.parse import unquote
@@ -40,7 +48,7 @@ from memlab.eval.datasets import DatasetError
 from memlab.eval.relevance import doc_hits
 
 __all__ = ["chunk_docid", "parse_chunk_docid", "read_trec_qrels", "read_trec_run",
-           "write_trec_qrels", "write_trec_run"]
+           "run_docids", "tie_safe_scores", "write_trec_qrels", "write_trec_run"]
 
 PathOrBuffer = str | os.PathLike | IO[str]
 
@@ -93,44 +101,100 @@ def _format_score(value: float, where: str) -> str:
     return repr(float(value))
 
 
+#: Relative gap :func:`tie_safe_scores` keeps between consecutive scores of a query: 8 units in
+#: the last place of a float32, because trec_eval (so pytrec_eval and ir_measures) holds scores
+#: as C ``float`` and sees scores closer than that as tied (tested); ranx keeps float64.
+TIE_STEP = 2.0 ** -20
+#: Absolute floor of the gap, for scores at or near 0 (far above float32's smallest normal).
+TIE_FLOOR = 1e-30
+
+
+def tie_safe_scores(qids: Sequence[object], scores: Sequence[float] | np.ndarray) -> np.ndarray:
+    """Scores made strictly decreasing, by a float32-visible gap, within each query (rows
+    taken in rank order).
+
+    Row ``i`` keeps its score when it is at least ``gap = max(|previous| * TIE_STEP,
+    TIE_FLOOR)`` below the score kept for the row above it (same query); otherwise it gets
+    ``previous - gap``. Every tool that sorts by score (trec_eval: then by docid descending,
+    in single precision) therefore reproduces the given order, and scores that already
+    decrease by more than the gap are kept bit for bit. Each tie moves a score by about 1e-6
+    of its value (k consecutive ties: about k * 1e-6).
+
+    Hand-written: the recurrence (each value depends on the one written before it) is not an
+    array operation numpy or pandas offers; it runs once per written line.
+
+    >>> tie_safe_scores(["q", "q", "q", "r"], [1.0, 1.0, 0.5, 1.0]).tolist()
+    [1.0, 0.9999990463256836, 0.5, 1.0]
+    """
+    values = np.asarray(scores, dtype=np.float64).copy()
+    previous_qid: object = None
+    previous = math.inf
+    for i, qid in enumerate(qids):
+        if qid != previous_qid:
+            previous_qid, previous = qid, math.inf
+        else:
+            below = previous - max(abs(previous) * TIE_STEP, TIE_FLOOR)
+            if values[i] > below:
+                values[i] = below
+        previous = values[i]
+    return values
+
+
+def run_docids(hits: pd.DataFrame, level: str = "chunk") -> tuple[pd.DataFrame, list[str]]:
+    """The frame :func:`write_trec_run` writes (per query in rank order; at ``level="doc"``
+    each document's best chunk) and its TREC docids: :func:`chunk_docid` with ``~2``, ``~3``
+    for later chunks of one query sharing a span, or the document ids.
+
+    >>> hits = pd.DataFrame({"qid": ["q", "q"], "path": ["a.md", "a.md"], "start_line": [1, 1],
+    ...                      "end_line": [1, 1], "rank": [1, 2]})
+    >>> run_docids(hits)[1]
+    ['a.md#L1-1', 'a.md#L1-1~2']
+    """
+    if level not in _LEVELS:
+        raise ValueError(f"level must be one of {_LEVELS}, got {level!r}")
+    if level == "doc":
+        frame = doc_hits(hits)
+        return frame, [_check_token(str(d), "document id") for d in frame["doc_id"]]
+    frame = hits.sort_values(["qid", "rank"], kind="stable").reset_index(drop=True)
+    docids = []
+    seen: dict[tuple[object, str], int] = {}
+    for qid, p, s, e in zip(frame["qid"], frame["path"], frame["start_line"], frame["end_line"],
+                            strict=True):
+        docid = chunk_docid(p, s, e)
+        n = seen.get((qid, docid), 0) + 1  # pieces of one over-long line share a span
+        seen[qid, docid] = n
+        docids.append(docid if n == 1 else f"{docid}~{n}")
+    return frame, docids
+
+
 def write_trec_run(hits: pd.DataFrame, path_or_buffer: PathOrBuffer, run_name: str = "memlab",
-                   level: str = "chunk", scores: str = "score") -> None:
+                   level: str = "chunk", scores: str = "score", tie_safe: bool = True) -> None:
     """Write ``hits`` as a TREC run (``qid Q0 docid rank score run_name``).
 
     ``level="chunk"`` writes every hit with a :func:`chunk_docid`; ``level="doc"`` keeps each
     document's best chunk (:func:`~memlab.eval.relevance.doc_hits`) and writes the document
-    id. Hits are written per query in rank order with ranks renumbered 1..n. ``scores`` names
-    the score column, or is ``"rank"`` to write ``1/rank``: trec_eval re-sorts by score and
-    breaks ties by docid, so rank-based scores make it see exactly memlab's order.
+    id (see :func:`run_docids`). Hits are written per query in rank order with ranks
+    renumbered 1..n. ``scores`` names the score column, or is ``"rank"`` to write ``1/rank``.
+    With ``tie_safe`` (the default) the written scores go through :func:`tie_safe_scores`,
+    so trec_eval, which re-sorts by score and breaks ties by docid, sees exactly memlab's
+    order and gives memlab's metrics (tested with pytrec_eval, ranx and ir_measures).
     """
-    if level not in _LEVELS:
-        raise ValueError(f"level must be one of {_LEVELS}, got {level!r}")
     _check_token(run_name, "run name")
     if scores != "rank" and scores not in hits.columns:
         raise ValueError(f"hits have no {scores!r} column (use a score column or 'rank')")
-    if level == "doc":
-        frame = doc_hits(hits)
-        docids = [_check_token(str(d), "document id") for d in frame["doc_id"]]
-    else:
-        frame = hits.sort_values(["qid", "rank"], kind="stable").reset_index(drop=True)
-        docids = [chunk_docid(p, s, e) for p, s, e in
-                  zip(frame["path"], frame["start_line"], frame["end_line"], strict=True)]
+    frame, docids = run_docids(hits, level)
     qids = [_check_token(str(q), "query id") for q in frame["qid"]]
     ranks = (frame.groupby("qid", sort=False).cumcount() + 1).to_numpy() if len(frame) else []
     if scores == "rank":
         values = 1.0 / np.asarray(ranks, dtype=np.float64)
     else:
         values = frame[scores].to_numpy(dtype=np.float64)
-    lines = []
-    seen: dict[tuple[str, str], int] = {}
-    for qid, docid, rank, score in zip(qids, docids, ranks, values, strict=True):
-        if level == "chunk":  # pieces of one over-long line share a span: keep docids unique
-            n = seen.get((qid, docid), 0) + 1
-            seen[qid, docid] = n
-            if n > 1:
-                docid = f"{docid}~{n}"
-        lines.append(f"{qid} Q0 {docid} {rank} "
-                     f"{_format_score(score, f'query {qid} rank {rank}')} {run_name}\n")
+    for qid, rank, score in zip(qids, ranks, values, strict=True):
+        _format_score(score, f"query {qid} rank {rank}")
+    if tie_safe:
+        values = tie_safe_scores(qids, values)
+    lines = [f"{qid} Q0 {docid} {rank} {_format_score(score, '')} {run_name}\n"
+             for qid, docid, rank, score in zip(qids, docids, ranks, values, strict=True)]
     with _open(path_or_buffer, "w") as (fh, _):
         fh.writelines(lines)
 

@@ -46,11 +46,16 @@ def test_chunk_run_format_and_round_trip(tmp_path):
     assert lines[1] == "1 Q0 memory/my%20notes.md#L3-4 2 2.25 bm25"
     assert all(len(line.split()) == 6 for line in lines)
     path = tmp_path / "run.txt"
-    write_trec_run(hits, path, "bm25")
+    write_trec_run(hits, path, "bm25", tie_safe=False)
     back = read_trec_run(path)
     assert back[["qid", "path", "start_line", "end_line", "rank"]].values.tolist() == \
         hits[["qid", "path", "start_line", "end_line", "rank"]].values.tolist()
     assert back["score"].tolist() == hits["score"].tolist()  # repr keeps every bit
+    # by default the tie (2.25, 2.25) is broken below the first one, in memlab's order
+    safe = read_trec_run(io.StringIO(_write(hits)))
+    assert safe["docid"].tolist() == back["docid"].tolist()
+    assert safe["score"].iloc[2] < safe["score"].iloc[1] == 2.25
+    assert safe["score"].iloc[2] == pytest.approx(2.25, rel=1e-5)
     assert back["docid"].iloc[1] == "memory/my%20notes.md#L3-4"
 
 
@@ -226,7 +231,7 @@ def test_written_run_loads_in_pytrec_eval_with_the_same_numbers(tmp_path, seed):
     pytrec_eval = pytest.importorskip("pytrec_eval")
     hits, qrels = _random_chunk_run(seed)
     run_path, qrels_path = tmp_path / "run.txt", tmp_path / "qrels.txt"
-    write_trec_run(hits, run_path, "memlab", level="doc", scores="rank")  # ties → rank order
+    write_trec_run(hits, run_path, "memlab", level="doc")  # tie-safe scores by default
     write_trec_qrels(qrels, qrels_path)
     with run_path.open() as fr, qrels_path.open() as fq:
         run, trec_qrels = pytrec_eval.parse_run(fr), pytrec_eval.parse_qrel(fq)
@@ -238,18 +243,20 @@ def test_written_run_loads_in_pytrec_eval_with_the_same_numbers(tmp_path, seed):
             assert mine[qid][spec] == pytest.approx(vals[trec_name], abs=1e-9), (qid, spec)
 
 
-def test_tied_scores_are_reordered_by_trec_eval():
-    """Why write_trec_run offers scores="rank": with raw tied scores trec_eval sees another
-    order (ties by docid descending), and the numbers can differ."""
+def test_tied_scores_are_reordered_by_trec_eval_unless_tie_safe():
+    """Why write_trec_run writes tie-safe scores by default: with raw tied scores trec_eval
+    sees another order (ties by docid descending), and the numbers can differ."""
     pytrec_eval = pytest.importorskip("pytrec_eval")
     hits = pd.DataFrame({"qid": ["1", "1"], "path": ["A.md", "B.md"], "start_line": [1, 1],
                          "end_line": [1, 1], "score": [1.0, 1.0], "rank": [1, 2]})
     qrels = pd.DataFrame({"qid": ["1"], "doc_id": ["A"], "grade": [1]})
     ev = pytrec_eval.RelevanceEvaluator({"1": {"A": 1}}, {"recip_rank"})
-    raw = pytrec_eval.parse_run(io.StringIO(_write(hits, level="doc")))
+    raw = pytrec_eval.parse_run(io.StringIO(_write(hits, level="doc", tie_safe=False)))
     by_rank = pytrec_eval.parse_run(io.StringIO(_write(hits, level="doc", scores="rank")))
+    default = pytrec_eval.parse_run(io.StringIO(_write(hits, level="doc")))
     assert ev.evaluate(raw)["1"]["recip_rank"] == 0.5  # B before A
     assert ev.evaluate(by_rank)["1"]["recip_rank"] == 1.0
+    assert ev.evaluate(default)["1"]["recip_rank"] == 1.0
     assert _memlab_metrics(hits, qrels, ["mrr@10"])["1"]["mrr@10"] == 1.0
 
 
@@ -257,7 +264,7 @@ def test_written_files_load_in_ir_measures_with_the_same_numbers(tmp_path):
     ir_measures = pytest.importorskip("ir_measures")
     hits, qrels = _random_chunk_run(7)
     run_path, qrels_path = tmp_path / "run.txt", tmp_path / "qrels.txt"
-    write_trec_run(hits, run_path, "memlab", level="doc", scores="rank")
+    write_trec_run(hits, run_path, "memlab", level="doc")
     write_trec_qrels(qrels, qrels_path)
     measures = {ir_measures.parse_measure("nDCG@10"): "ndcg@10",
                 ir_measures.parse_measure("R@20"): "recall@20",
@@ -271,3 +278,21 @@ def test_written_files_load_in_ir_measures_with_the_same_numbers(tmp_path):
     assert got and {m.query_id for m in got} == set(mine)
     for m in got:
         assert mine[m.query_id][measures[m.measure]] == pytest.approx(m.value, abs=1e-9)
+
+
+def test_tie_safe_scores_keep_the_order_of_non_monotone_and_zero_scores():
+    from memlab.eval.trec import tie_safe_scores
+
+    # MMR can leave scores rising down the ranking; 0 ties near the floor; another query
+    qids = ["q"] * 6 + ["r"] * 2
+    raw = [0.9, 0.95, 0.3, 0.3, 0.0, 0.0, -1.0, -1.0]
+    out = tie_safe_scores(qids, raw)
+    assert np.all(np.diff(out[:6]) < 0) and out[6] > out[7]
+    assert out[0] == 0.9 and out[2] == 0.3 and out[6] == -1.0  # already below: kept
+    assert out[1] == pytest.approx(0.9, rel=1e-5)  # pushed below the hit above it
+    keep = [0, 2, 3, 4, 5, 6, 7]
+    assert np.allclose(out[keep], np.array(raw)[keep], rtol=1e-5, atol=1e-20)
+    assert np.all(np.diff(out[:6].astype(np.float32)) < 0)  # trec_eval's C float
+    # written with repr, every tool parses the values back to the same strict order
+    back = [float(repr(v)) for v in out.tolist()]
+    assert back == out.tolist()
