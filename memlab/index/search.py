@@ -21,7 +21,9 @@ from typing import Any
 from memlab.config import MemlabConfig, load_config
 from memlab.embed.base import EmbeddingProvider, ProviderUnavailable
 from memlab.embed.cache import CachedEmbedder
+from memlab.embed.factory import default_cache_path, make_embedder
 from memlab.embed.fallback import ProviderSwitched
+from memlab.index.errors import IndexNotWritable
 from memlab.index.store import IndexStore, default_index_path
 from memlab.index.sync import (
     FORCE_HINT,
@@ -33,15 +35,8 @@ from memlab.index.sync import (
     scan_sources,
     sync_index,
 )
-from memlab.openclaw import (
-    DEFAULT_CONFIG,
-    MemorySearch,
-    default_cache_path,
-    keyword_only_config,
-    make_embedder,
-    make_search_embedder,
-)
-from memlab.pipeline import Sequence
+from memlab.index.vectors import IndexVectorSearch
+from memlab.openclaw import DEFAULT_CONFIG, MemorySearch
 from memlab.workspace import MemlabWarning
 
 __all__ = ["IndexedMemorySearch", "format_status", "index_status", "resolve_index_path"]
@@ -92,22 +87,12 @@ class IndexedMemorySearch(MemorySearch):
                  index_path: str | Path | None = None, sync: bool = True,
                  session: str | None = None, session_tree: Any = None,
                  visibility: str | None = None, agent_id: str = "main"):
-        self.config = _load(config)
-        self.session, self.session_tree = session, session_tree
-        self.visibility, self.agent_id = visibility, agent_id
-        ms = self.config.memory_search
         self.workspace = Path(os.path.abspath(os.path.expanduser(os.fspath(workspace))))
         if not self.workspace.is_dir():
             raise FileNotFoundError(f"memory workspace not found: {self.workspace}")
-        self.degraded: str | None = None
-        if ms.resolved_provider() == "none":
-            self.embedder = None
-        elif embedder is not None:
-            self.embedder = embedder
-        else:
-            self.embedder, self.degraded = make_search_embedder(self.config)
-            if self.degraded is not None:  # optional provider unavailable: keyword-only
-                self.config = keyword_only_config(self.config)
+        self._setup(config, embedder, session=session, session_tree=session_tree,
+                    visibility=visibility, agent_id=agent_id)
+        ms = self.config.memory_search
         path = (None if str(index_path) == ":memory:" else
                 resolve_index_path(self.workspace, self.config, index_path))
         self.store = IndexStore(path, fts_tokenizer=ms.store.fts.tokenizer)
@@ -129,7 +114,7 @@ class IndexedMemorySearch(MemorySearch):
                 skipped = self.sync_report.skipped
                 if self.sync_report.mode == "paused":
                     self.paused = self.sync_report.reason
-            except IndexLocked as exc:
+            except (IndexLocked, IndexNotWritable) as exc:  # the index stays consistent
                 warnings.warn(f"memlab: {exc}; searching the index as it is", MemlabWarning,
                               stacklevel=2)
         if self.sync_report is None and self.degraded is None:
@@ -137,14 +122,20 @@ class IndexedMemorySearch(MemorySearch):
             self.paused = identity_problem(self.store.read_meta(), expected,
                                            has_chunks=self.store.has_chunks())
         self.store.pin()  # every stage sees the same snapshot (docnos)
-        self.corpus = self.store.corpus()
-        self.corpus.root = self.workspace
-        self.corpus.skipped = list(skipped)
-        self._pipes: dict[tuple, Sequence] = {}
+        corpus = self.store.corpus()
+        corpus.root = self.workspace
+        corpus.skipped = list(skipped)
+        self._use_corpus(corpus)
 
     def _pipeline_options(self) -> dict[str, Any]:
-        # the same pipeline as MemorySearch, over the index's FTS5 table and stored vectors
-        return {**super()._pipeline_options(), "store": self.store}
+        # the same pipeline as MemorySearch, with the index's legs injected: its FTS5 table
+        # and (for a "Flat" vector index) its stored vectors scored as sqlite-vec does
+        options = {**super()._pipeline_options(), "store": self.store}
+        if self.config.memlab.vector_index == "Flat":
+            store = self.store
+            options["vector_leg"] = lambda embedder, depth: IndexVectorSearch(
+                store, embedder, depth=depth)
+        return options
 
     def _check(self) -> None:
         if self.paused:

@@ -50,7 +50,8 @@ import numpy as np
 import pandas as pd
 
 from memlab.corpus import CHUNK_TABLE_COLUMNS, FILE_TABLE_COLUMNS, Corpus
-from memlab.index.errors import IndexCorrupt, IndexUnavailable
+from memlab.index.errors import IndexCorrupt, IndexNotWritable, IndexUnavailable, NotAnIndex
+from memlab.safeio import UnsafePath, refuse_link
 
 __all__ = [
     "CHUNKS_TABLE",
@@ -67,6 +68,8 @@ __all__ = [
     "IndexUnavailable",
     "check_sqlite",
     "default_index_path",
+    "index_file_problem",
+    "remove_index_files",
 ]
 
 META_TABLE = "memory_index_meta"
@@ -79,6 +82,15 @@ STATE_TABLE = "memory_index_state"
 META_KEY = "memory_index_meta_v1"
 #: memlab's own meta key: the workspace the index was built from (for ``corpus().root``).
 WORKSPACE_KEY = "memlab_workspace"
+
+#: memlab's schema marker: SQLite's ``application_id`` header field (bytes 68-71) of every
+#: index memlab creates ("MLab"). Nothing without it (or, for indexes older than the marker,
+#: without memlab's tables and nothing else) is ever written to or replaced.
+APPLICATION_ID = 0x4D4C6162
+SQLITE_MAGIC = b"SQLite format 3\x00"
+#: Tables an index file may hold (FTS5 adds shadow tables ``<fts>_data`` etc.).
+_OWN_TABLES = {"memory_index_meta", "memory_index_sources", "memory_index_chunks",
+               "memory_index_chunks_vec", "memory_index_state", "memory_embedding_cache"}
 
 FTS_TOKENIZERS = ("unicode61", "trigram")
 #: FTS5 and its ``trigram`` tokenizer (with ``case_sensitive``) need SQLite 3.34.
@@ -179,6 +191,91 @@ def default_index_path(workspace: str | Path) -> Path:
     return Path(base).expanduser() / "index" / f"{digest}.sqlite"
 
 
+def _own_table(name: str) -> bool:
+    return (name in _OWN_TABLES or name.startswith("sqlite_")
+            or name == FTS_TABLE or name.startswith(f"{FTS_TABLE}_"))
+
+
+def index_file_problem(path: str | Path) -> str | None:
+    """Why ``path`` must not be used as an index (``None`` when it may): memlab only opens
+    for writing, and only replaces, files it created as indexes.
+
+    A missing or empty file may become an index. Otherwise the file must be a regular file
+    (not a link) starting with SQLite's header, and carry memlab's schema marker
+    (:data:`APPLICATION_ID`) -- or, for indexes written before the marker existed, be a
+    readable SQLite database holding memlab's tables and nothing else.
+
+    >>> import tempfile, pathlib
+    >>> notes = pathlib.Path(tempfile.mkdtemp()) / "MEMORY.md"
+    >>> _ = notes.write_text("# my notes\\n")
+    >>> index_file_problem(notes)
+    'it does not start with the SQLite header'
+    """
+    p = Path(path)
+    try:
+        st = os.lstat(p)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"cannot inspect it: {exc.strerror or exc}"
+    import stat as stat_mod
+
+    if stat_mod.S_ISLNK(st.st_mode):
+        return "it is a symbolic link (memlab never writes through links)"
+    if not stat_mod.S_ISREG(st.st_mode):
+        return "it is not a regular file"
+    if st.st_size == 0:
+        return None
+    try:
+        with open(p, "rb") as fh:
+            header = fh.read(100)
+    except OSError as exc:
+        return f"cannot read it: {exc.strerror or exc}"
+    if not header.startswith(SQLITE_MAGIC):
+        return "it does not start with the SQLite header"
+    if len(header) < 100:
+        return "it is shorter than an SQLite header"
+    app_id = int.from_bytes(header[68:72], "big")
+    if app_id == APPLICATION_ID:
+        return None
+    if app_id != 0:
+        return f"it is an SQLite database of another application (application_id {app_id:#x})"
+    # no marker: an index written before the marker, or someone else's database
+    try:
+        conn = sqlite3.connect(f"file:{p}?mode=ro", uri=True)
+        try:
+            names = [r[0] for r in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")]
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        return f"it has no memlab marker and cannot be read to check its tables ({exc})"
+    foreign = sorted(n for n in names if not _own_table(n))
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (" ..." if len(foreign) > 5 else "")
+        return f"it is an SQLite database with tables memlab does not own ({shown})"
+    return None
+
+
+def remove_index_files(path: str | Path) -> None:
+    """Delete an index file and its ``-wal``/``-shm`` files (``memlab index --force`` on a
+    damaged index), after checking that it is a memlab index (:func:`index_file_problem`);
+    raises :class:`~memlab.index.errors.NotAnIndex` otherwise, touching nothing."""
+    p = Path(path)
+    problem = index_file_problem(p)
+    if problem is not None:
+        raise NotAnIndex(p, problem)
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{p}{suffix}").unlink(missing_ok=True)
+
+
+def _writability_error(exc: sqlite3.Error) -> bool:
+    """Errors of a full disk, a read-only file system or file, or I/O: not damage."""
+    low = str(exc).lower()
+    return any(k in low for k in ("full", "readonly", "read-only", "disk i/o", "unable to open",
+                                  "permission", "access"))
+
+
 def _fts_create_sql(tokenizer: str) -> str:
     if tokenizer not in FTS_TOKENIZERS:
         raise ValueError(f"FTS tokenizer must be one of {FTS_TOKENIZERS}, got {tokenizer!r}")
@@ -218,21 +315,73 @@ class IndexStore:
         self.in_memory = path is None or str(path) == ":memory:"
         self.path = None if self.in_memory else Path(path).expanduser()
         self._requested_tokenizer = fts_tokenizer
-        if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+        #: Opened read-only (a read-only file, directory or file system): searchable, and
+        #: every write raises :class:`~memlab.index.errors.IndexNotWritable`.
+        self.read_only = False
         self._lock = threading.RLock()
-        self._conn = sqlite3.connect(":memory:" if self.path is None else str(self.path),
-                                     check_same_thread=False, isolation_level=None)
+        if self.path is not None:
+            problem = index_file_problem(self.path)
+            if problem is not None:
+                raise NotAnIndex(self.path, problem)
+            try:
+                for suffix in ("-wal", "-shm"):
+                    refuse_link(f"{self.path}{suffix}")
+            except UnsafePath as exc:
+                raise NotAnIndex(self.path, str(exc)) from None
+            with contextlib.suppress(OSError):  # a read-only parent may already exist
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._conn = self._connect(read_only=False)
         try:
             self._open_schema(fts_tokenizer)
-        except sqlite3.OperationalError:  # locked, disk full, I/O: not damage
+        except sqlite3.OperationalError as exc:  # locked, disk full, I/O: not damage
             self._conn.close()
-            raise
+            if self.path is None or not _writability_error(exc):
+                raise
+            if not self.path.exists():
+                raise IndexNotWritable(self.path, str(exc)) from None
+            self._open_read_only(exc)
         except sqlite3.DatabaseError as exc:  # "file is not a database", "malformed"
             self._conn.close()
-            raise IndexCorrupt(self.path, str(exc)) from None
+            if _writability_error(exc) and self.path is not None and self.path.exists():
+                self._open_read_only(exc)
+            else:
+                raise IndexCorrupt(self.path, str(exc)) from None
         self._snapshot: tuple[int, Corpus, np.ndarray | None] | None = None
         self._pinned: Corpus | None = None
+
+    def _connect(self, read_only: bool, immutable: bool = False) -> sqlite3.Connection:
+        if self.path is None:
+            return sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+        if not read_only:
+            return sqlite3.connect(str(self.path), check_same_thread=False,
+                                   isolation_level=None)
+        from urllib.parse import quote
+
+        uri = f"file:{quote(str(self.path))}?mode=ro" + ("&immutable=1" if immutable else "")
+        return sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+
+    def _open_read_only(self, why: sqlite3.Error) -> None:
+        """Open an index that cannot be written (read-only file, directory or file system):
+        WAL readers need a ``-shm`` file, so when none can be created the file is opened
+        ``immutable`` (nothing can write it anyway)."""
+        self.read_only = True
+        self._why_read_only = str(why)
+        for immutable in (False, True):
+            self._conn = self._connect(read_only=True, immutable=immutable)
+            try:
+                self._conn.execute("PRAGMA busy_timeout=30000")
+                have = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master")}
+                break
+            except sqlite3.OperationalError as exc:
+                self._conn.close()
+                if immutable:
+                    raise IndexNotWritable(self.path, f"{why}; read-only: {exc}") from None
+            except sqlite3.DatabaseError as exc:
+                self._conn.close()
+                raise IndexCorrupt(self.path, str(exc)) from None
+        if not {META_TABLE, CHUNKS_TABLE, FTS_TABLE} <= have:
+            self._conn.close()
+            raise IndexNotWritable(self.path, f"{why} (and it holds no index yet)")
 
     def _open_schema(self, fts_tokenizer: str) -> None:
         self._conn.execute("PRAGMA busy_timeout=30000")
@@ -246,6 +395,9 @@ class IndexStore:
                 for statement in _split_sql(_SCHEMA):
                     self._conn.execute(statement)
                 self._conn.execute(_fts_create_sql(fts_tokenizer))
+        if self.path is not None and int(self.execute("PRAGMA application_id")[0][0]) != \
+                APPLICATION_ID:  # memlab's marker (indexes older than it get it now)
+            self._conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
 
     def quick_check(self) -> str | None:
         """SQLite's ``PRAGMA quick_check`` (a read: it never waits for a running indexer):
@@ -267,17 +419,27 @@ class IndexStore:
     @contextlib.contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
         """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on any exception)."""
+        if self.read_only:
+            raise IndexNotWritable(self.path, f"it is read-only ({self._why_read_only})")
         with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
             try:
-                yield self._conn
-            except BaseException:
-                # SQLite rolls back by itself on some errors (SQLITE_FULL, I/O): a second
-                # ROLLBACK would raise and hide the real error
+                self._conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._conn
+                except BaseException:
+                    # SQLite rolls back by itself on some errors (SQLITE_FULL, I/O): a second
+                    # ROLLBACK would raise and hide the real error
+                    if self._conn.in_transaction:
+                        self._conn.execute("ROLLBACK")
+                    raise
+                self._conn.execute("COMMIT")
+            except sqlite3.OperationalError as exc:
                 if self._conn.in_transaction:
-                    self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
+                    with contextlib.suppress(sqlite3.Error):
+                        self._conn.execute("ROLLBACK")
+                if self.path is None or "locked" in str(exc) or not _writability_error(exc):
+                    raise
+                raise IndexNotWritable(self.path, str(exc)) from exc
 
     @contextlib.contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:

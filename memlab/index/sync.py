@@ -49,8 +49,9 @@ from memlab.config import MemlabConfig, load_config
 from memlab.embed.base import EmbeddingProvider, check_vectors
 from memlab.embed.cache import CachedEmbedder, EmbeddingCache
 from memlab.embed.fallback import ProviderSwitched
-from memlab.index.errors import FORCE_HINT, IndexLocked, IndexPaused
+from memlab.index.errors import FORCE_HINT, IndexLocked, IndexNotWritable, IndexPaused
 from memlab.index.store import ChunkRow, IndexStore
+from memlab.safeio import open_for_writing
 from memlab.workspace import (
     LoadedFile,
     MultimodalFile,
@@ -171,7 +172,10 @@ class IndexLock:
     per-process lock so two threads of one process exclude each other too.
 
     The lock file is left in place (removing it would race with a waiting locker); the OS
-    releases the lock when the holder exits, even after ``kill -9``.
+    releases the lock when the holder exits, even after ``kill -9``. It is opened with
+    :func:`memlab.safeio.open_for_writing`: a symbolic or hard link planted at its place is
+    refused, never truncated. A lock file that cannot be created (read-only directory)
+    raises :class:`~memlab.index.errors.IndexNotWritable`.
     """
 
     def __init__(self, index_path: str | Path | None):
@@ -201,7 +205,15 @@ class IndexLock:
             import fcntl
         except ImportError:  # pragma: no cover - Windows: the thread lock only
             return self
-        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:  # never through a planted symlink or hard link (it would be truncated)
+            fd = open_for_writing(self.lock_path)
+        except OSError as exc:
+            tl.release()
+            self._thread_lock = None
+            if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOSPC):
+                raise IndexNotWritable(self.index_path, f"cannot create its lock file "
+                                       f"{self.lock_path}: {exc.strerror}") from None
+            raise
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:

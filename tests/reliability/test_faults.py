@@ -165,7 +165,26 @@ def _damage(index: Path, how: str) -> None:
     index.write_bytes(bytes(data))
 
 
-@pytest.mark.parametrize("how", ["truncated", "header", "pages", "empty-garbage"])
+@pytest.mark.parametrize("how", ["header", "empty-garbage"])
+def test_unrecognisable_index_is_refused_never_replaced(cli, workspace, tmp_path, none_config,
+                                                        how):
+    """Without SQLite's header the file cannot be proven to be memlab's: even --force leaves
+    it alone (it could be anyone's file passed as --index)."""
+    index = tmp_path / "i.sqlite"
+    assert cli("index", workspace, "--config", none_config, "--index", index).code == 0
+    store = IndexStore(index)
+    store.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    store.close()
+    _damage(index, how)
+    before = index.read_bytes()
+    for args in (["index", workspace], ["index", workspace, "--force"], ["status", workspace],
+                 ["search", workspace, "deploy"]):
+        result = cli(*args, "--config", none_config, "--index", index)
+        assert result.code == 2 and "not a memlab index" in result.err, (args, result)
+    assert index.read_bytes() == before
+
+
+@pytest.mark.parametrize("how", ["truncated", "pages"])
 def test_damaged_index_is_detected_and_force_rebuilds(cli, workspace, tmp_path, none_config, how):
     index = tmp_path / "i.sqlite"
     for i in range(40):  # enough pages to damage
