@@ -4,6 +4,9 @@ Each metric is ``name@k``: ``ndcg`` (linear gain = grade, ``1/log2(rank+1)`` dis
 all judged grades sorted), ``recall`` (relevant retrieved / relevant judged), ``mrr`` (1/rank
 of the first relevant hit), ``map`` (sum of precision at each relevant rank / relevant
 judged), ``p`` (relevant retrieved / k) and ``success`` (1 if any relevant hit in the top k).
+``recall_any`` and ``recall_all`` are the agent-memory literature's names (LongMemEval,
+LoCoMo): 1 if at least one / every judged unit (turn or session) is retrieved in the top k,
+else 0; ``recall_any@k`` equals ``success@k``, ``recall_all@k`` is 1 exactly when ``recall@k`` is.
 
 >>> import numpy as np
 >>> round(metric_value("ndcg@3", np.array([0, 2, 1]), np.array([2, 1])), 4)
@@ -18,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-METRICS = ("ndcg", "recall", "mrr", "map", "p", "success")
-_SPEC = re.compile(r"^(ndcg|recall|mrr|map|p|success)@(\d+)$")
+METRICS = ("ndcg", "recall", "mrr", "map", "p", "success", "recall_any", "recall_all")
+_SPEC = re.compile(r"^(ndcg|recall_any|recall_all|recall|mrr|map|p|success)@(\d+)$")
 
 
 def parse_metric(spec: str) -> tuple[str, int]:
@@ -54,7 +57,9 @@ def metric_value(spec: str, gains: np.ndarray, ideal: np.ndarray) -> float:
         return float(np.sum(np.arange(1, len(hit) + 1) / (hit + 1))) / n_rel
     if name == "p":
         return float(rel.sum()) / k
-    return float(rel.any())
+    if name == "recall_all":
+        return float(rel.sum() >= n_rel)
+    return float(rel.any())  # success, recall_any
 
 
 def metric_arrays(metrics: Sequence[str], n_queries: int, qrow: np.ndarray, gains: np.ndarray,
@@ -139,7 +144,9 @@ def metric_arrays(metrics: Sequence[str], n_queries: int, qrow: np.ndarray, gain
                     value = found / n_rel
                 elif name == "p":
                     value = found / k
-                else:  # success
+                elif name == "recall_all":
+                    value = (found >= n_rel).astype(np.float64)
+                else:  # success, recall_any
                     value = (found > 0).astype(np.float64)
             out[spec] = np.where(judged, value, np.nan)
     return out
