@@ -206,8 +206,12 @@ def _status(args: argparse.Namespace) -> int:
 
 
 def _eval(args: argparse.Namespace) -> int:
+    from memlab.eval.collection_cli import run_collection_eval, wants_collection
     from memlab.eval.datasets import load_dataset
     from memlab.eval.systems import evaluate_systems
+
+    if wants_collection(args):
+        return run_collection_eval(args)
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the dataset loader reports skipped files itself
@@ -217,7 +221,8 @@ def _eval(args: argparse.Namespace) -> int:
     systems = args.config or ["keyword", "vector", "hybrid"]
     result = evaluate_systems(dataset, systems, metrics, depth=args.depth,
                               production=args.production, by_tag=args.by_tag,
-                              runs_dir=args.runs_dir, n_resamples=args.resamples)
+                              runs_dir=args.runs_dir, n_resamples=args.resamples,
+                              condensed=args.condensed)
     if args.json:
         print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2, default=str))
     elif args.format == "latex":
@@ -297,7 +302,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "hybrid, hybrid+decay, hybrid+mmr, hybrid+decay+mmr, hybrid+rrf); repeat "
                    "for several; the first is the baseline (default: keyword, vector, hybrid)")
     e.add_argument("--metrics", default="ndcg@10,recall@10,mrr@10",
-                   help="comma-separated NAME@K (ndcg, recall, mrr, map, p, success)")
+                   help="comma-separated NAME@K (ndcg, recall, mrr, map, p, success, "
+                   "recall_any, recall_all; session_<NAME>@K on converted datasets)")
     e.add_argument("--depth", type=int, default=10,
                    help="hits per query, with minScore 0 (default 10)")
     e.add_argument("--production", action="store_true",
@@ -310,6 +316,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="BEIR qrels naming unknown documents: fail, drop or keep them")
     e.add_argument("--format", choices=["markdown", "latex", "csv"], default="markdown")
     e.add_argument("--json", action="store_true", help="per-system and per-tag metrics as JSON")
+    from memlab.eval.collection_cli import add_collection_options
+    add_collection_options(e)
     e.set_defaults(func=_eval)
 
     d = sub.add_parser("demo", help="index the bundled sample workspace, search it and compare "
@@ -318,7 +326,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default: the bundled datasets/sample-memory)")
     d.add_argument("--query", help="the example query to show")
     d.set_defaults(func=_demo)
-    from memlab.export import add_export_parser
+    from memlab.config.export_cli import add_export_parser
     add_export_parser(sub)
     from memlab.tune.cli import add_sweep_parser
     add_sweep_parser(sub)
@@ -326,6 +334,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_serve_parser(sub)
     from memlab.embed.bench import add_bench_parser
     add_bench_parser(sub)
+    from memlab.convert.cli import add_datasets_parser
+    add_datasets_parser(sub)
     return parser
 
 

@@ -149,6 +149,12 @@ def legend(cmp: Comparison, *, test: str = "rand", alpha: float = 0.05, ci: bool
         text += f" ({cmp.n_unjudged} without judgments reported apart)"
     if ci or test == "rand":
         text += f"; {cmp.n_resamples} resamples, seed {cmp.seed}"
+    shares = cmp.options.get("unjudged_share")
+    if shares:  # pooled labels: how much of each run no judgment covers
+        text += ("; unjudged hits: " + ", ".join(f"{s} {v:.0%}" for s, v in shares.items()
+                                                  if v == v))
+        if cmp.options.get("condensed"):
+            text += " (condensed lists: only judged hits scored)"
     return text + "."
 
 
@@ -279,6 +285,8 @@ def comparison_dict(cmp: Comparison) -> dict[str, Any]:
         "judged_queries": cmp.n_judged, "unjudged_queries": cmp.n_unjudged,
         "n_resamples": cmp.n_resamples, "seed": cmp.seed, "confidence": cmp.confidence,
         "correction": "holm", "systems": systems, "by_tag": None, "abstention": None,
+        "unjudged_share": cmp.options.get("unjudged_share"),
+        "condensed": bool(cmp.options.get("condensed", False)),
     }
     if cmp.by_tag is not None:
         out["by_tag"] = {

@@ -137,8 +137,13 @@ def run_system(dataset: Any, config: MemlabConfig, *, depth: int = 10,
 def evaluate_systems(dataset: Any, systems: Sequence[str | Path | Mapping[str, Any]],
                      metrics: Sequence[str] = ("ndcg@10", "recall@10", "mrr@10"), *,
                      depth: int = 10, production: bool = False, by_tag: bool = False,
-                     runs_dir: str | Path | None = None, n_resamples: int = 10_000):
+                     runs_dir: str | Path | None = None, n_resamples: int = 10_000,
+                     condensed: bool = False):
     """Run and compare several systems on a dataset; the first is the baseline.
+
+    The comparison's ``options["unjudged_share"]`` holds each system's share of retrieved
+    hits that no judgment covers; ``condensed=True`` scores condensed lists (judged hits
+    only, :func:`memlab.eval.judged.condense`).
 
     >>> from memlab.eval.datasets import load_dataset  # doctest: +SKIP
     >>> result = evaluate_systems(load_dataset("datasets/sample-memory"),
@@ -168,5 +173,13 @@ def evaluate_systems(dataset: Any, systems: Sequence[str | Path | Mapping[str, A
             safe = "".join(c if c.isalnum() or c in "+-_." else "_" for c in name)
             write_trec_run(hits, Path(runs_dir) / f"{safe}.run", run_name=safe,
                            level="doc" if level == "doc" else "chunk")
-    return compare(runs, dataset.qrels, metrics, queries=dataset.queries, level=level,
-                   by_tag=by_tag, n_resamples=n_resamples)
+    from memlab.eval.judged import condense, judged_spans, unjudged_share
+
+    judged = judged_spans(dataset)
+    shares = {name: unjudged_share(hits, judged) for name, hits in runs.items()}
+    if condensed:
+        runs = {name: condense(hits, judged) for name, hits in runs.items()}
+    result = compare(runs, dataset.qrels, metrics, queries=dataset.queries, level=level,
+                     by_tag=by_tag, n_resamples=n_resamples)
+    result.options.update(unjudged_share=shares, condensed=condensed)
+    return result
