@@ -14,16 +14,19 @@ import pandas as pd
 import pytest
 
 from memlab.cli import main
-from memlab.config import ConfigError, MemlabConfig, _model_to_raw, load_config
-from memlab.corpus import Corpus
-from memlab.export import (
+from memlab.config import (
+    ConfigError,
     ExportError,
     ExportWarning,
+    MemlabConfig,
     canonical_key_path,
     export_config,
     import_config,
+    load_config,
     overrides_from_results,
 )
+from memlab.config.types import model_to_raw
+from memlab.corpus import Corpus
 from memlab.openclaw import openclaw_pipeline
 
 PARITY = Path(__file__).resolve().parent.parent / "parity"
@@ -61,7 +64,7 @@ RICH = """// my config
 
 def raw(cfg: MemlabConfig) -> dict[str, Any]:
     """Every explicitly set key (what import/export must preserve)."""
-    return {"memorySearch": _model_to_raw(cfg.memory_search), "memlab": _model_to_raw(cfg.memlab)}
+    return {"memorySearch": model_to_raw(cfg.memory_search), "memlab": model_to_raw(cfg.memlab)}
 
 
 def quiet_export(*args: Any, **kw: Any) -> Any:

@@ -147,7 +147,7 @@ def test_sweep_browser_filters_and_exports(tmp_path):
     text = browser.export(tmp_path / "tuned.json5")
     assert "vectorWeight: 0.7" in text and "memorySearch" in text
     assert (tmp_path / "tuned.json5").read_text() == text
-    from memlab.export import import_config
+    from memlab.config import import_config
 
     cfg = import_config(tmp_path / "tuned.json5")
     assert cfg.memory_search.query.hybrid.vector_weight == pytest.approx(0.7)

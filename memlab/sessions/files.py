@@ -11,14 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memlab.sessions.keys import (
-    DEFAULT_AGENT_ID,
-    agent_of_key,
-    is_cron_run_key,
-    is_dreaming_key,
-    normalize_agent_id,
-    trimmed_or_none,
-)
+from memlab.config.load import normalize_agent_id
+from memlab.config.types import DEFAULT_AGENT_ID
+from memlab.sessions.keys import agent_of_key, is_cron_run_key, is_dreaming_key, trimmed_or_none
 from memlab.sessions.names import (
     agent_from_session_path,
     is_archive_name,

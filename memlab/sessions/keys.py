@@ -5,26 +5,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from memlab.config.load import normalize_agent_id
+from memlab.config.types import DEFAULT_AGENT_ID
 from memlab.text.js import (
     js_trim,
 )
-
-#: The agent a key without ``agent:<id>:`` belongs to.
-DEFAULT_AGENT_ID = "main"
-
-
-def normalize_agent_id(value: str | None) -> str:
-    """``normalizeAgentId``."""
-    trimmed = js_trim(value or "")
-    if not trimmed:
-        return DEFAULT_AGENT_ID
-    lowered = trimmed.lower()
-    if re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,63}", trimmed, re.I | re.A):
-        return lowered
-    cleaned = re.sub(r"[^a-z0-9_-]+", "-", lowered)
-    cleaned = re.sub(r"^-+", "", cleaned)
-    cleaned = re.sub(r"-+$", "", cleaned)
-    return cleaned[:64] or DEFAULT_AGENT_ID
 
 
 def parse_agent_key(key: str | None) -> tuple[str, str] | None:

@@ -8,8 +8,8 @@ import warnings
 from dataclasses import dataclass
 
 from memlab.chunking import Chunk
+from memlab.config.types import DEFAULT_AGENT_ID
 from memlab.sessions.files import SessionFile, list_session_files
-from memlab.sessions.keys import DEFAULT_AGENT_ID
 from memlab.sessions.render import SessionTranscript, parse_session, session_chunks
 from memlab.workspace import LoadedFile, MemlabWarning, SkippedFile
 

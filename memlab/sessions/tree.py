@@ -10,14 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memlab.config.load import normalize_agent_id
+from memlab.config.types import DEFAULT_AGENT_ID
 from memlab.sessions.files import read_store
-from memlab.sessions.keys import (
-    DEFAULT_AGENT_ID,
-    agent_of_key,
-    normalize_agent_id,
-    parse_agent_key,
-    trimmed_or_none,
-)
+from memlab.sessions.keys import agent_of_key, parse_agent_key, trimmed_or_none
 from memlab.sessions.names import agent_from_session_path
 from memlab.text.js import (
     is_js_number,

@@ -10,8 +10,9 @@ from typing import Any
 
 import pandas as pd
 
+from memlab.config.load import normalize_agent_id
 from memlab.pipeline import Stage
-from memlab.sessions.keys import agent_of_key, is_cron_run_key, normalize_agent_id
+from memlab.sessions.keys import agent_of_key, is_cron_run_key
 from memlab.sessions.names import usage_counted_session_id
 from memlab.sessions.tree import SessionNode, as_session_tree
 from memlab.text.js import (

@@ -189,8 +189,7 @@ def test_api_keys_never_written_anywhere(cli, workspace, tmp_path, fake, keyed, 
         _assert_no_secret("CLI output", o.text)
     _assert_no_secret("logs", caplog.text)
     # exported configs and config dumps
-    from memlab.config import dump_config, load_config
-    from memlab.export import export_config
+    from memlab.config import dump_config, export_config, load_config
 
     cfg = load_config(keyed)
     for style in ("json5", "json"):
