@@ -1,5 +1,4 @@
-"""Interactive notebook widgets (ipywidgets): an explorer of one query's ranking and a sweep
-results browser.
+"""The Explorer widget: one query's ranking under live fusion / decay / MMR / cut settings.
 
 :class:`Explorer` wraps the pipeline OpenClaw runs (:func:`memlab.openclaw.openclaw_pipeline`,
 or a :class:`~memlab.openclaw.MemorySearch`): a query box (and, with a dataset, a picker of its
@@ -19,7 +18,7 @@ reach OpenClaw's keyword fallback (no hit for the AND query), whose per-keyword 
 :class:`SweepBrowser` filters a sweep results DataFrame (one row per configuration, axis
 columns named by config key paths such as ``query.hybrid.vectorWeight``, metric columns such
 as ``ndcg@10``), ranks the rows by a metric and exports the selected configuration with
-:func:`memlab.export.export_config`.
+:func:`memlab.config.export_config`.
 
 Both are plain Python objects holding their widgets: display one in a notebook (it renders
 its ``widget``), or drive it from code and tests by setting widget values
@@ -30,29 +29,23 @@ its ``widget``), or drive it from code and tests by setting widget values
 >>> Explorer(ms, "datasets/sample-memory")  # doctest: +SKIP
 """
 
+
 from __future__ import annotations
 
-import html
 import math
-import re
 import time
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["Explorer", "SweepBrowser", "relevant_grades"]
+from memlab.widgets.common import html_table, ipywidgets_module, short_text
+
+__all__ = ["Explorer", "relevant_grades"]
 
 #: Depth at which the explorer runs each leg once (OpenClaw's maximum ``candidates``).
 LEG_DEPTH = 200
-
-
-def _widgets():
-    import ipywidgets
-
-    return ipywidgets
 
 
 def relevant_grades(hits: pd.DataFrame, qrels: pd.DataFrame) -> np.ndarray:
@@ -134,7 +127,7 @@ class Explorer:
 
     def __init__(self, target: Any, dataset: Any = None, *, query: str | None = None,
                  max_results: int = 10, now: object = None):
-        w = _widgets()
+        w = ipywidgets_module()
         self.dataset = _load_dataset(dataset)
         self.pipeline, self.corpus = _pipeline_of(target, max_results, self.dataset)
         stages = self.pipeline.named_stages()
@@ -272,7 +265,7 @@ class Explorer:
         return params
 
     def config_overrides(self) -> dict[str, Any]:
-        """The controls as OpenClaw key paths (for :func:`memlab.export.export_config`)."""
+        """The controls as OpenClaw key paths (for :func:`memlab.config.export_config`)."""
         c = self.controls
         out: dict[str, Any] = {"query.maxResults": int(c["max_results"].value),
                                "query.minScore": float(c["min_score"].value),
@@ -338,7 +331,7 @@ class Explorer:
             self._judged = None
         if len(hits) and self.corpus is not None:
             texts = self.corpus.chunks["text"]
-            table["snippet"] = [_short(texts.iloc[d]) for d in hits["docno"]]
+            table["snippet"] = [short_text(texts.iloc[d]) for d in hits["docno"]]
         self.results = table
         self.seconds = time.perf_counter() - start
         self._render(qid)
@@ -374,7 +367,7 @@ class Explorer:
         if not len(table):
             self.table.value = "<i>No matches.</i>"
         else:
-            self.table.value = _html_table(table)
+            self.table.value = html_table(table)
         bits = [f"{len(table)} hits", f"re-ranked in {self.seconds * 1000:.0f} ms (cached legs)"]
         if "relevant" in table:
             found = int((table["relevant"] > 0).sum())
@@ -385,193 +378,3 @@ class Explorer:
         from IPython.display import display
 
         display(self.widget)
-
-
-def _short(text: str, n: int = 110) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= n else text[: n - 1] + "…"
-
-
-def _html_table(table: pd.DataFrame) -> str:
-    head = "".join(f"<th style='text-align:left;padding:2px 6px'>{html.escape(str(c))}</th>"
-                   for c in table.columns)
-    rows = []
-    for rec in table.itertuples(index=False):
-        values = rec._asdict()
-        rel = values.get("relevant", 0)
-        style = "background:#e3f6e3" if rel else ""
-        cells = []
-        for col, value in values.items():
-            if isinstance(value, float):
-                shown = f"{value:.3f}"
-            elif col == "relevant":
-                shown = f"✓ grade {value}" if value else ""
-            else:
-                shown = html.escape(str(value))
-            cells.append(f"<td style='padding:2px 6px'>{shown}</td>")
-        rows.append(f"<tr style='{style}'>{''.join(cells)}</tr>")
-    return (f"<table style='border-collapse:collapse;font-size:12px'><tr>{head}</tr>"
-            f"{''.join(rows)}</table>")
-
-
-# ---------------------------------------------------------------------------------------------
-# sweep browser
-# ---------------------------------------------------------------------------------------------
-
-_METRIC = re.compile(r"^(ndcg|recall|mrr|map|p|precision|success)@\d+(\[.*\])?$", re.I)
-_ANY = "(any)"
-
-
-class SweepBrowser:
-    """Filter a sweep results DataFrame, rank it by a metric, export the selected row.
-
-    Parameters
-    ----------
-    results:
-        One row per configuration (e.g. :func:`memlab.tune.sweep`): axis columns named by
-        config key paths, metric columns such as ``ndcg@10``.
-    metric:
-        The metric to rank by (default: the first metric column).
-    base:
-        Key-path overrides exported with every row (e.g. ``{"provider": "local"}``, the
-        sweep's base settings that are not axis columns).
-    top:
-        How many rows the table shows.
-    """
-
-    def __init__(self, results: pd.DataFrame, metric: str | None = None, *,
-                 base: Mapping[str, Any] | None = None, top: int = 15):
-        from memlab.export import canonical_key_path
-
-        w = _widgets()
-        if not len(results):
-            raise ValueError("the results DataFrame has no rows")
-        self.results = results.reset_index(drop=True)
-        self.base = dict(base or {})
-        self.top = top
-        self.axes = [c for c in self.results.columns if canonical_key_path(str(c)) is not None]
-        if not self.axes:
-            raise ValueError("no axis columns named by config key paths (e.g. "
-                             "query.hybrid.vectorWeight) in the results")
-        self.metrics = [c for c in self.results.columns if _METRIC.match(str(c))]
-        if not self.metrics:
-            raise ValueError("no metric column (e.g. ndcg@10) in the results")
-        metric = metric or self.metrics[0]
-        if metric not in self.metrics:
-            raise ValueError(f"no metric column {metric!r}; metrics: {', '.join(self.metrics)}")
-        style = {"description_width": "200px"}
-        self.filters: dict[str, Any] = {}
-        for axis in self.axes:
-            values = [v for v in pd.unique(self.results[axis]) if not _missing(v)]
-            values = sorted(values, key=lambda v: (str(type(v)), v))
-            if len(values) < 2:
-                continue
-            self.filters[axis] = w.Dropdown(options=[(_ANY, _ANY)] + [(str(v), v)
-                                                                      for v in values],
-                                            value=_ANY, description=axis, style=style)
-        self.metric = w.Dropdown(options=self.metrics, value=metric, description="rank by",
-                                 style=style)
-        self.rank = w.BoundedIntText(value=1, min=1, max=len(self.results),
-                                     description="selected rank", style=style)
-        self.schema = w.Dropdown(options=["2026.7", "2026.8"], value="2026.7",
-                                 description="OpenClaw schema", style=style)
-        self.allow_lossy = w.Checkbox(value=False, description="drop memlab-only choices")
-        self.path = w.Text(value="openclaw.tuned.json5", description="export to", style=style)
-        self.button = w.Button(description="Export", button_style="primary", icon="download")
-        self.table = w.HTML()
-        self.preview = w.HTML()
-        self.filtered = self.results
-        for control in (*self.filters.values(), self.metric, self.rank):
-            control.observe(lambda _change: self.refresh(), names="value")
-        self.button.on_click(lambda _b: self._export_clicked())
-        self.refresh()
-        self.widget = w.VBox([w.HTML("<b>Filter the sweep</b>"), *self.filters.values(),
-                              self.metric, self.table, self.rank,
-                              w.HBox([self.schema, self.allow_lossy]),
-                              w.HBox([self.path, self.button]), self.preview])
-
-    def refresh(self) -> pd.DataFrame:
-        """Apply the filters, sort by the metric, redraw the table; returns the filtered rows."""
-        frame = self.results
-        for axis, control in self.filters.items():
-            if control.value != _ANY:
-                frame = frame[frame[axis] == control.value]
-        metric = self.metric.value
-        frame = frame.sort_values(metric, ascending=False, kind="mergesort",
-                                  na_position="last")
-        self.filtered = frame.reset_index(drop=True)
-        n = len(self.filtered)
-        self.rank.max = max(1, n)
-        if self.rank.value > max(1, n):
-            self.rank.value = 1  # re-enters refresh through the observer
-            return self.filtered
-        shown = self.filtered.head(self.top)
-        columns = [*self.axes, *[m for m in self.metrics if "[" not in m]]
-        shown = shown[[c for c in columns if c in shown.columns]].copy()
-        shown.insert(0, "rank", range(1, len(shown) + 1))
-        sel = self.rank.value
-        self.table.value = (f"<div>{n} of {len(self.results)} configurations match; "
-                            f"best {metric} = {self.filtered[metric].max():.4f}</div>"
-                            if n else "<div>no configuration matches the filters</div>")
-        if n:
-            self.table.value += _html_table(shown.assign(
-                selected=["◀" if r == sel else "" for r in shown["rank"]]))
-        return self.filtered
-
-    def selected(self) -> pd.Series:
-        """The selected row (``rank`` within the filtered, sorted rows)."""
-        if not len(self.filtered):
-            raise ValueError("no configuration matches the filters")
-        return self.filtered.iloc[int(self.rank.value) - 1]
-
-    def overrides(self) -> tuple[dict[str, Any], dict[str, Any]]:
-        """``(overrides, header)`` of the selected row (see
-        :func:`memlab.export.overrides_from_results`), ``base`` merged under the overrides."""
-        from memlab.export import overrides_from_results
-
-        overrides, header = overrides_from_results(self.filtered, rank=int(self.rank.value),
-                                                   metric=self.metric.value)
-        active = {k: str(c.value) for k, c in self.filters.items() if c.value != _ANY}
-        if active:
-            header["filters"] = ", ".join(f"{k}={v}" for k, v in active.items())
-        return {**self.base, **overrides}, header
-
-    def export(self, path: str | Path | None = None, **options: Any) -> str:
-        """The selected configuration as OpenClaw JSON5 (:func:`memlab.export.export_config`,
-        with the schema and lossy choice of the controls unless given); written to ``path``
-        when given. Returns the :class:`memlab.export.ExportedConfig` text."""
-        from memlab.export import export_config
-
-        overrides, header = self.overrides()
-        options.setdefault("allow_lossy", bool(self.allow_lossy.value))
-        schema = options.pop("schema", self.schema.value)
-        text = export_config(overrides, schema, header=header, **options)
-        if path is not None:
-            out = Path(path).expanduser()
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(text, encoding="utf-8")
-        return text
-
-    def _export_clicked(self) -> None:
-        try:
-            import warnings
-
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                text = self.export(self.path.value or None)
-            notes = "".join(f"<div style='color:#a60'>warning: {html.escape(str(c.message))}"
-                            "</div>" for c in caught)
-            self.preview.value = (f"<div>wrote {html.escape(self.path.value)}</div>{notes}"
-                                  f"<pre>{html.escape(str(text))}</pre>")
-        except Exception as exc:  # shown in the widget, not raised into the event loop
-            self.preview.value = (f"<div style='color:#b00'>{type(exc).__name__}: "
-                                  f"{html.escape(str(exc))}</div>")
-
-    def _ipython_display_(self) -> None:
-        from IPython.display import display
-
-        display(self.widget)
-
-
-def _missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
