@@ -22,6 +22,15 @@ Two steps OpenClaw performs around ``chunkMarkdown`` are reproduced too:
 
 With ``clamp=False, drop_blank=False`` the output is exactly ``chunkMarkdown``'s.
 
+``version=5`` selects OpenClaw 2026.9's chunker (``MEMORY_CHUNKING_VERSION = 5``,
+packages/memory-host-sdk/src/host/markdown-chunks.ts; docs/openclaw-2026.9.md section 2.2): its
+weighted length (:func:`weighted_length_v5`), a bounded overlap that may carry the tail of a
+line, over-long CJK segments re-cut greedily by weight, and with ``per_entry=True`` (MEMORY.md
+and USER.md) a new chunk at every ``- `` entry and heading, without overlap across entries.
+:func:`chunk_memory_file` is the indexer's entry point (annotation comments stripped first).
+The default, ``version=0``, is 2026.7.35's chunker (it writes no ``chunkingVersion``, which
+2026.9 reads as 0).
+
 >>> [(c.start_line, c.end_line, c.text) for c in chunk_markdown("a\\nb\\n\\nc", tokens=8)]
 [(1, 4, 'a\\nb\\n\\nc')]
 >>> weighted_length("memory 记忆")
@@ -36,10 +45,15 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from memlab.text.js import JS_WHITESPACE, node_utf8
+from memlab.annotations import strip_annotations
+from memlab.text.js import JS_WHITESPACE, node_utf8, truncate_utf16, utf16_length
 
 __all__ = [
+    "CHUNKING_VERSIONS",
     "Chunk",
+    "PER_ENTRY_PATHS",
+    "chunk_memory_file",
+    "curated_entry_kind",
     "EMBEDDING_BATCH_MAX_TOKENS",
     "chunk_id",
     "chunk_markdown",
@@ -50,7 +64,13 @@ __all__ = [
     "split_for_provider",
     "split_text_to_utf8_byte_limit",
     "weighted_length",
+    "weighted_length_v5",
 ]
+
+#: ``chunkingVersion`` values: 0 = 2026.7.35 (no version in its index meta), 5 = 2026.9.6.
+CHUNKING_VERSIONS = (0, 5)
+#: Files 2026.9 chunks per entry (``prepareMemoryIndexChunks``: exact relative paths).
+PER_ENTRY_PATHS = ("MEMORY.md", "USER.md")
 
 #: ``EMBEDDING_BATCH_MAX_TOKENS`` in OpenClaw's memory manager: the hard cap applied on top
 #: of the provider's own ``maxInputTokens`` when splitting chunks for embedding.
@@ -71,12 +91,18 @@ _NOT_PLAIN_BMP_RE = re.compile("[\ud800-\udfff\U00010000-\U0010ffff]")
 
 @dataclass(frozen=True)
 class Chunk:
-    """One chunk of a file: 1-based inclusive line span, text and ``sha256(text)`` hex."""
+    """One chunk of a file: 1-based inclusive line span, text and ``sha256(text)`` hex.
+
+    ``entry_start_line``/``entry_end_line``: the ``- `` entry the chunk belongs to (chunking
+    version 5 per entry only; ``None`` otherwise), the span OpenClaw reads annotations from.
+    """
 
     start_line: int
     end_line: int
     text: str
     hash: str
+    entry_start_line: int | None = None
+    entry_end_line: int | None = None
 
 
 def sha256_hex(text: str) -> str:
@@ -114,6 +140,38 @@ def _weighted(text: str, units: int) -> int:
         # countCodePoints(): each U+20000..U+2FBFF surrogate pair counted once, not twice.
         units -= len(_CJK_ASTRAL_RE.findall(text))
     return units + non_latin * 3
+
+
+# ``WEIGHTED_CJK_RANGES`` of packages/normalization-core/src/cjk-chars.ts (2026.9): extra weight
+# on top of the UTF-16 length per class, i.e. ``estimateStringChars`` with minimumRawWeight 1.
+_V5_CLASSES = (
+    (3, "\u00b7\u3000-\u319f\u4e00-\u9fa5\uac00-\ud7af\uff01-\uff60"),
+    (11, "\u1100-\u11ff\u2e80-\u2fff\u31a0-\u4dff\u9fa6-\u9fff\ua000-\ua4ff\ua700-\ua707"
+         "\ua960-\ua97f\ud7b0-\ud7ff\uf900-\ufaff"),
+    (7, "\u02c7\u02c9-\u02cb\u02d9\u02ea-\u02eb\u0305\u0323\ufe10-\ufe4f\uff61-\uffdc"
+        "\uffe0-\uffe6"),
+    (10, "\U0001d360-\U0001d371"),
+    (14, "\U00016fe0-\U00016fff\U0001aff0-\U0001b16f\U0001f200-\U0001f2ff"
+         "\U00020000-\U0002fa1f\U00030000-\U0003347f"),
+)
+_V5_CLASS_RES = tuple((extra, re.compile(f"[{chars}]")) for extra, chars in _V5_CLASSES)
+_V5_ANY_RE = re.compile("[" + "".join(chars for _, chars in _V5_CLASSES) + "]")
+
+
+def weighted_length_v5(text: str) -> int:
+    """OpenClaw 2026.9's ``estimateStringChars``: UTF-16 length plus a per-class extra.
+
+    Common CJK/kana/Hangul syllables/fullwidth forms (and U+00B7) weigh 4, rare BMP CJK and
+    Hangul Jamo 12, some modifier/halfwidth forms 8, CJK Extension B+ and other supplementary
+    ideographs 16 (2026.7: every CJK character 4, see :func:`weighted_length`).
+
+    >>> [weighted_length_v5(s) for s in ("abc", "记忆", "😀", "𠀀", "·")]
+    [3, 8, 2, 16, 4]
+    """
+    units = utf16_length(text)
+    if text.isascii() or not _V5_ANY_RE.search(text):
+        return units
+    return units + sum(extra * len(rx.findall(text)) for extra, rx in _V5_CLASS_RES)
 
 
 def is_blank(text: str) -> bool:
@@ -223,6 +281,8 @@ def chunk_markdown(
     *,
     drop_blank: bool = True,
     clamp: bool = True,
+    version: int = 0,
+    per_entry: bool = False,
 ) -> list[Chunk]:
     """Chunk ``text`` exactly as OpenClaw indexes a memory file.
 
@@ -234,6 +294,9 @@ def chunk_markdown(
             does (``filterNonEmptyMemoryChunks``); ``chunkMarkdown`` itself keeps them.
         clamp: apply the config-time clamp of :func:`resolve_chunking` first;
             ``chunkMarkdown`` itself does not clamp.
+        version: ``0`` for 2026.7.35's chunker, ``5`` for 2026.9's (module docstring).
+        per_entry: (version 5 only) start a chunk at every ``- `` entry and heading, as
+            2026.9 does for MEMORY.md and USER.md.
 
     Returns:
         Chunks in order; lines are 1-based and inclusive. A line longer than ``maxChars``
@@ -244,9 +307,19 @@ def chunk_markdown(
     [(1, 3)]
     >>> chunk_markdown("") == [] and len(chunk_markdown("", drop_blank=False)) == 1
     True
+    >>> [(c.start_line, c.end_line) for c in chunk_markdown("# M\\n- a\\n  b\\n- c", version=5,
+    ...                                                      per_entry=True)]
+    [(1, 1), (2, 3), (4, 4)]
     """
+    if version not in CHUNKING_VERSIONS:
+        raise ValueError(f"chunking version {version!r} is not one of {CHUNKING_VERSIONS}")
+    if per_entry and version != 5:
+        raise ValueError("per_entry chunking exists only in chunking version 5 (OpenClaw 2026.9)")
     if clamp:
         tokens, overlap = resolve_chunking(tokens, overlap)
+    if version == 5:
+        chunks = _chunk_markdown_v5(text, tokens, overlap, per_entry)
+        return [c for c in chunks if not is_blank(c.text)] if drop_blank else chunks
     max_chars = max(32, tokens * 4)
     overlap_chars = max(0, overlap * 4)
 
@@ -291,6 +364,140 @@ def chunk_markdown(
     if drop_blank:
         return [c for c in chunks if not is_blank(c.text)]
     return chunks
+
+
+def _segments_v5(line: str, max_chars: int) -> list[tuple[str, int]]:
+    """The segments of one line in ``chunkMarkdown`` v5: cuts of at most ``max_chars`` UTF-16
+    units; a cut heavier than ``max_chars`` is re-cut greedily, code point by code point."""
+    if not line:
+        return [("", 0)]
+    out: list[tuple[str, int]] = []
+    rest = line
+    while rest:
+        coarse = truncate_utf16(rest, max_chars)
+        rest = rest[len(coarse):]
+        weight = weighted_length_v5(coarse)
+        if weight <= max_chars:
+            out.append((coarse, weight))
+            continue
+        part_start, part_chars = 0, 0
+        for i, ch in enumerate(coarse):
+            chars = weighted_length_v5(ch)
+            if part_chars + chars > max_chars:
+                out.append((coarse[part_start:i], part_chars))
+                part_start, part_chars = i, 0
+            part_chars += chars
+        out.append((coarse[part_start:], part_chars))
+    return out
+
+
+def _tail_within(text: str, budget: int) -> str:
+    """``takeTailByEstimatedChars``: the longest suffix (whole code points) of weighted length
+    at most ``budget``."""
+    acc, start = 0, len(text)
+    while start > 0:
+        acc += weighted_length_v5(text[start - 1])
+        if acc > budget:
+            break
+        start -= 1
+    return text[start:]
+
+
+def curated_entry_kind(line: str) -> str | None:
+    """``curatedMarkdownEntryKind``: ``"entry"`` for a ``- `` line, ``"section"`` for a
+    Markdown heading (``#`` to ``######`` then a space or the end), else ``None``.
+
+    >>> curated_entry_kind("- a"), curated_entry_kind("## b"), curated_entry_kind("* c")
+    ('entry', 'section', None)
+    """
+    if line.startswith("- "):
+        return "entry"
+    return "section" if _HEADING_RE.match(line) else None
+
+
+_HEADING_RE = re.compile(r"#{1,6}(?:\s|$)")
+
+
+def _chunk_markdown_v5(text: str, tokens: int, overlap: int, per_entry: bool) -> list[Chunk]:
+    """``chunkMarkdown`` of OpenClaw 2026.9 (markdown-chunks.ts), line for line."""
+    max_chars = max(32, tokens * 4)
+    overlap_chars = max(0, overlap * 4)
+    raw: list[list] = []  # [start, end, text, entry_start, entry_end]
+    current: list[tuple[str, int]] = []  # (segment, line_no)
+    current_chars = 0
+    entry_start: int | None = None
+    entry_first = 0
+
+    def flush() -> None:
+        if current:
+            raw.append([current[0][1], current[-1][1], "\n".join(x[0] for x in current),
+                        None, None])
+
+    def carry_overlap(window: int) -> None:
+        nonlocal current, current_chars
+        kept: list[tuple[str, int]] = []
+        acc = 0
+        for segment, line_no in reversed(current if window > 0 else []):
+            size = weighted_length_v5(segment) + 1
+            remaining = window - acc
+            if size > remaining:
+                tail = _tail_within(segment, remaining - 1) if not kept else ""
+                if tail:
+                    kept.insert(0, (tail, line_no))
+                    acc += weighted_length_v5(tail) + 1
+                break
+            acc += size
+            kept.insert(0, (segment, line_no))
+            if acc >= window:
+                break
+        current, current_chars = kept, acc
+
+    def finish_entry(end_line: int) -> None:
+        if entry_start is not None:
+            for chunk in raw[entry_first:]:
+                chunk[3], chunk[4] = entry_start, end_line
+
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        line_no = index + 1
+        kind = (curated_entry_kind(line) or ("section" if index == 0 else None)
+                if per_entry else None)
+        if kind:
+            flush()
+            finish_entry(line_no - 1)
+            current, current_chars = [], 0
+            entry_start = line_no if kind == "entry" else None
+            entry_first = len(raw)
+        for segment, chars in _segments_v5(line, max_chars):
+            size = chars + 1
+            if current_chars + size > max_chars and current:
+                flush()
+                carry_overlap(min(overlap_chars, max(0, max_chars - size)))
+            current.append((segment, line_no))
+            current_chars += size
+    flush()
+    finish_entry(len(lines))
+    return [Chunk(a, b, body, sha256_hex(body), es, ee) for a, b, body, es, ee in raw]
+
+
+def chunk_memory_file(path: str, content: str, tokens: int = 400, overlap: int = 80, *,
+                      source: str = "memory", version: int = 0) -> list[Chunk]:
+    """The chunks OpenClaw indexes for one file (before the provider's byte cap).
+
+    Version 0 (2026.7.35): :func:`chunk_markdown` of the content. Version 5 (2026.9,
+    ``prepareMemoryIndexChunks``): for ``source == "memory"`` the curated annotation comments
+    are stripped first (:func:`memlab.annotations.strip_annotations`; line numbers kept) and
+    ``MEMORY.md``/``USER.md`` are chunked per entry; transcripts are chunked as they are.
+
+    >>> [c.text for c in chunk_memory_file("MEMORY.md", "- a <!-- importance: 9 -->\\n- b",
+    ...                                    version=5)]
+    ['- a', '- b']
+    """
+    if version == 5 and source == "memory":
+        per_entry = path.replace("\\", "/") in PER_ENTRY_PATHS
+        return chunk_markdown(strip_annotations(content), tokens, overlap, version=5,
+                              per_entry=per_entry)
+    return chunk_markdown(content, tokens, overlap, version=version)
 
 
 def chunk_id(
