@@ -79,6 +79,10 @@ class MemlabOptions(StrictModel):
     #: Persistent index file (SQLite); ``null``/unset = ``$MEMLAB_CACHE_DIR/index/<sha256 of
     #: the workspace realpath>.sqlite`` (``~/.cache/memlab`` by default).
     index_path: str | None = Field(None, alias="indexPath")
+    #: ``"model-window"``: chunks longer than the local model's input window (its own tokens)
+    #: are split by lines to fit it (:func:`memlab.embed.window.window_corpus`); OpenClaw
+    #: chunks by ``chunking.tokens`` only (``"openclaw"``).
+    chunking: Literal["openclaw", "model-window"] = "openclaw"
 
 
 class MemlabConfig(StrictModel):

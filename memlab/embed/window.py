@@ -8,6 +8,11 @@ embedded: the vector describes only its beginning.
 >>> report = window_report(["short note", "word " * 400], "minilm")  # doctest: +SKIP
 >>> report.over, report.share  # doctest: +SKIP
 (1, 0.5)
+
+The research option ``memlab.chunking: "model-window"`` (:func:`window_corpus`) instead splits
+every chunk longer than the window into consecutive pieces that fit: whole lines (so line-span
+judgments still apply), and the words of a single line longer than the window. A piece keeps
+the lines it spans; a single word longer than the window stays whole (the model truncates it).
 """
 
 from __future__ import annotations
@@ -18,11 +23,15 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
+from memlab.chunking import chunk_id, sha256_hex
+from memlab.corpus import CHUNK_TABLE_COLUMNS, Corpus
 from memlab.embed.local import LocalProvider
-from memlab.embed.models import find_packaged, model_window
+from memlab.embed.models import PACKAGED_MODELS, find_packaged, model_window
 
-__all__ = ["WindowReport", "token_lengths", "window_report"]
+__all__ = ["WindowReport", "fit_to_window", "split_to_window", "token_lengths",
+           "window_corpus", "window_report"]
 
 
 def token_lengths(provider: LocalProvider, texts: Sequence[str]) -> np.ndarray:
@@ -77,3 +86,89 @@ def window_report(texts: Sequence[str], model: str | os.PathLike = "minilm", *,
                         share=over / n if n else 0.0,
                         max_tokens=int(lengths.max()) if n else 0,
                         median_tokens=float(np.median(lengths)) if n else 0.0)
+
+
+def split_to_window(text: str, start_line: int, fits: Any) -> list[tuple[int, int, str]]:
+    r"""``(start_line, end_line, text)`` pieces of ``text`` (whose first line is
+    ``start_line``), each accepted by ``fits(text) -> bool`` where possible: greedy runs of
+    whole lines, then of words for a line that does not fit alone.
+
+    >>> split_to_window("a b\nc d\ne", 1, lambda t: len(t.split()) <= 2)
+    [(1, 1, 'a b'), (2, 2, 'c d'), (3, 3, 'e')]
+    >>> split_to_window("a b c", 7, lambda t: len(t.split()) <= 2)
+    [(7, 7, 'a b'), (7, 7, 'c')]
+    """
+    if fits(text):
+        return [(start_line, start_line + text.count("\n"), text)]
+    pieces: list[tuple[int, int, str]] = []
+    run: list[str] = []
+    run_start = start_line
+    for number, line in enumerate(text.split("\n"), start=start_line):
+        if run and fits("\n".join([*run, line])):
+            run.append(line)
+            continue
+        if run:
+            pieces.append((run_start, run_start + len(run) - 1, "\n".join(run)))
+            run = []
+        if fits(line) or not line.strip():
+            run, run_start = [line], number
+            continue
+        words: list[str] = []  # one line too long on its own: split it by words
+        for word in line.split(" "):
+            if words and not fits(" ".join([*words, word])):
+                pieces.append((number, number, " ".join(words)))
+                words = []
+            words.append(word)
+        if words:
+            pieces.append((number, number, " ".join(words)))
+    if run:
+        pieces.append((run_start, run_start + len(run) - 1, "\n".join(run)))
+    return [p for p in pieces if p[2].strip()]
+
+
+def fit_to_window(corpus: Corpus, provider: LocalProvider, window: int | None) -> Corpus:
+    """``corpus`` with every chunk longer than ``window`` tokens (``provider``'s tokenizer)
+    split by :func:`split_to_window`; ``window=None`` returns ``corpus`` itself."""
+    if window is None or not len(corpus):
+        return corpus
+    lengths = token_lengths(provider, corpus.texts)
+    if not (lengths > window).any():
+        return corpus
+
+    def fits(text: str) -> bool:
+        return int(token_lengths(provider, [text])[0]) <= window
+
+    rows = []
+    for row, n in zip(corpus.chunks.itertuples(index=False), lengths.tolist(), strict=True):
+        if n <= window:
+            rows.append(tuple(getattr(row, c) for c in CHUNK_TABLE_COLUMNS))
+            continue
+        for start, end, text in split_to_window(row.text, int(row.start_line), fits):
+            digest = sha256_hex(text)
+            rows.append((chunk_id(row.source, row.path, start, end, digest, corpus.model),
+                         row.path, row.source, start, end, text, digest))
+    chunks = pd.DataFrame(rows, columns=CHUNK_TABLE_COLUMNS).astype(
+        {"start_line": "int64", "end_line": "int64"})
+    return Corpus(chunks=chunks, files=corpus.files, root=corpus.root,
+                  skipped=list(corpus.skipped), model=corpus.model)
+
+
+def window_corpus(corpus: Corpus, config: Any) -> Corpus:
+    """The corpus ``config`` embeds: unchanged unless ``memlab.chunking`` is
+    ``"model-window"``, which fits every chunk to the local packaged model's window.
+
+    Raises :class:`ValueError` for ``"model-window"`` with a provider other than a packaged
+    local model (only their windows and tokenizers are known).
+    """
+    if getattr(config.memlab, "chunking", "openclaw") != "model-window":
+        return corpus
+    ms = config.memory_search
+    provider_id = ms.resolved_provider()
+    path = ms.local.model_path if ms.local is not None else None
+    spec = find_packaged(path or "minilm")
+    if provider_id != "local" or spec is None:
+        raise ValueError(
+            f'memlab.chunking: "model-window" needs provider "local" with a packaged model '
+            f"(memorySearch.local.modelPath one of {', '.join(PACKAGED_MODELS)}); got provider "
+            f"{provider_id!r}, modelPath {path!r}")
+    return fit_to_window(corpus, LocalProvider(spec.alias, show_progress=False), spec.window)

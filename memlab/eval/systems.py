@@ -80,27 +80,33 @@ def dataset_corpus(dataset: Any, config: MemlabConfig, embedder: Any = None) -> 
     >>> cfg = load_config({"memorySearch": {"provider": "none", "chunking": {"tokens": 64}}})
     >>> len(dataset_corpus(ds, cfg)) > len(ds.corpus)
     True
+
+    ``memlab.chunking: "model-window"`` then fits every chunk to the local model's window
+    (:func:`memlab.embed.window.window_corpus`).
     """
+    from memlab.embed.window import window_corpus
+
     corpus = getattr(dataset, "corpus", None)
     if corpus is not None:
         ms = config.memory_search
         chunking = (int(ms.chunking.tokens), int(ms.resolved_overlap()))
         if chunking == _DEFAULT_CHUNKING or not hasattr(dataset, "rechunk"):
-            return corpus
+            return window_corpus(corpus, config)
         memo = dataset.__dict__.setdefault("_memlab_rechunked", {})
         if chunking not in memo:
             memo[chunking] = dataset.rechunk(tokens=chunking[0], overlap=chunking[1]).corpus
-        return memo[chunking]
+        return window_corpus(memo[chunking], config)
     from memlab.corpus import load_workspace
 
     ms = config.memory_search
     max_bytes = (min(getattr(embedder, "max_input_tokens", 8192), 8000)
                  if embedder is not None else None)
-    return load_workspace(dataset.workspace, ms.effective_extra_paths(),
-                          tokens=ms.chunking.tokens, overlap=ms.resolved_overlap(),
-                          sources=ms.effective_sources(),
-                          model=embedder.model if embedder is not None else "fts-only",
-                          max_input_bytes=max_bytes)
+    return window_corpus(load_workspace(dataset.workspace, ms.effective_extra_paths(),
+                                        tokens=ms.chunking.tokens,
+                                        overlap=ms.resolved_overlap(),
+                                        sources=ms.effective_sources(),
+                                        model=embedder.model if embedder is not None
+                                        else "fts-only", max_input_bytes=max_bytes), config)
 
 
 def run_system(dataset: Any, config: MemlabConfig, *, depth: int = 10,
