@@ -4,15 +4,23 @@
 //   node --import ./freeze_clock.mjs openclaw_batch.mjs JOB.json OUT.json
 //
 // JOB: {"openclaw": "<folder holding node_modules/openclaw>", "force": true,
-//       "maxResults": 50, "minScore": -1,
+//       "maxResults": 50, "minScore": -1, "alsoMaxResults": [1, 10],
 //       "agents": [{"id": "notes", "queries": ["q1", "q2"]}]}
 // OUT: {"agents": {"<id>": {"index": {"stdout", "stderr"},
-//        "queries": [{"query", "json" | null, "stdout", "stderr", "exitCode"}]}}}
+//        "queries": [{"query", "json" | null, "stdout", "stderr", "exitCode",
+//                     "alsoMaxResults": {"1": json, "10": json}}]}}}
 //
 // It calls the very functions the `openclaw memory index` / `memory search` commands call
 // (extensions/memory-core/src/cli.runtime.ts: runMemoryIndex, runMemorySearch) with the
-// options commander would pass them, and captures what they print.
-import { readFileSync, writeFileSync } from "node:fs";
+// options commander would pass them, and captures what they print. `alsoMaxResults` (optional)
+// repeats every search with those --max-results values (the 2026.9 "top-1 does not depend on
+// maxResults" check).
+//
+// OpenClaw 2026.9 needs one piece of plugin wiring the CLI does when it registers memory-core
+// (extensions/memory-core/index.ts `register(api)`): the dreaming state store, which search and
+// index write to. The batch wires it the same way, to the plugin-state store
+// (`createPluginStateKeyedStore("memory-core", options)`), found by function name in dist/.
+import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -22,6 +30,30 @@ const runtimeUrl = pathToFileURL(
   path.join(job.openclaw, "node_modules", "openclaw", "dist", "cli.runtime.js"),
 ).href;
 const cli = await import(runtimeUrl);
+
+// `export { fnName as x }` of a bundled chunk in dist/ that defines `function fnName(`.
+async function findExports(dist, fnName) {
+  const found = [];
+  for (const name of readdirSync(dist)) {
+    if (!name.endsWith(".mjs")) continue;
+    const text = readFileSync(path.join(dist, name), "utf8");
+    if (!text.includes(`function ${fnName}(`)) continue;
+    const alias = text.match(new RegExp(`\\b${fnName} as (\\w+)`))?.[1];
+    if (!alias) continue;
+    const mod = await import(pathToFileURL(path.join(dist, name)).href);
+    if (typeof mod[alias] === "function") found.push(mod[alias]);
+  }
+  return found;
+}
+
+const dist = path.join(job.openclaw, "node_modules", "openclaw", "dist");
+const configureDreaming = await findExports(dist, "configureMemoryCoreDreamingState");
+if (configureDreaming.length > 0) {
+  const [openStore] = await findExports(dist, "createPluginStateKeyedStore");
+  if (!openStore) throw new Error("OpenClaw has configureMemoryCoreDreamingState but no createPluginStateKeyedStore");
+  const openKeyedStore = (options) => openStore("memory-core", options);
+  for (const configure of configureDreaming) configure(openKeyedStore);
+}
 
 async function capture(fn) {
   const out = [];
@@ -64,12 +96,12 @@ for (const agent of job.agents) {
   entry.index = await capture(() =>
     cli.runMemoryIndex({ agent: agent.id, force: Boolean(job.force ?? true) }),
   );
-  for (const query of agent.queries) {
+  const search = async (query, maxResults) => {
     const run = await capture(() =>
       cli.runMemorySearch(query, {
         agent: agent.id,
         json: true,
-        maxResults: job.maxResults,
+        maxResults,
         minScore: job.minScore,
       }),
     );
@@ -79,7 +111,13 @@ for (const agent of job.agents) {
     } catch {
       json = null;
     }
-    entry.queries.push({ query, json, ...run });
+    return { json, ...run };
+  };
+  for (const query of agent.queries) {
+    const run = await search(query, job.maxResults);
+    const also = {};
+    for (const n of job.alsoMaxResults ?? []) also[String(n)] = (await search(query, n)).json;
+    entry.queries.push({ query, ...run, ...(job.alsoMaxResults ? { alsoMaxResults: also } : {}) });
   }
 }
 writeFileSync(outPath, JSON.stringify(result));

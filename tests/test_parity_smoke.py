@@ -211,7 +211,7 @@ def test_memlab_features(monkeypatch: pytest.MonkeyPatch) -> None:
 
     import memlab.cli
 
-    assert set(run.memlab_features()) == {"index", "search_index"}
+    assert set(run.memlab_features()) == {"index", "search_index", "profile"}
 
     def old_parser() -> argparse.ArgumentParser:
         parser = argparse.ArgumentParser()
@@ -220,7 +220,7 @@ def test_memlab_features(monkeypatch: pytest.MonkeyPatch) -> None:
         return parser
 
     monkeypatch.setattr(memlab.cli, "build_parser", old_parser)
-    assert run.memlab_features() == {"index": False, "search_index": False}
+    assert run.memlab_features() == {"index": False, "search_index": False, "profile": False}
 
 
 def test_tie_cut_by_max_results() -> None:
