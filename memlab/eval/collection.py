@@ -157,7 +157,7 @@ class CollectionResult:
         frame = pd.concat(parts, ignore_index=True)
         return frame[["system", *[c for c in frame.columns if c != "system"]]]
 
-    def to_markdown(self, digits: int = 3, by_tag: bool = True) -> str:
+    def to_markdown(self, digits: int = 3, by_tag: bool = False) -> str:
         """The macro table, a legend, the per-tag macro tables and the abstention view."""
         from memlab.eval.report import markdown_table
 

@@ -27,6 +27,7 @@ document has a judgment (of any grade, 0 included).
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -111,3 +112,26 @@ def condense(hits: pd.DataFrame, judged: pd.DataFrame) -> pd.DataFrame:
     if len(kept):
         kept["rank"] = kept.groupby("qid", sort=False).cumcount() + 1
     return kept
+
+
+def compare_runs(runs: Mapping[str, pd.DataFrame], dataset: Any,
+                 metrics: Sequence[str] = ("ndcg@10", "recall@10", "mrr@10"), *,
+                 condensed: bool = False, **options: Any) -> Any:
+    """:func:`memlab.eval.experiment.compare` of ``runs`` (name → hits) on ``dataset``, with
+    each run's unjudged share in ``options["unjudged_share"]`` (shown in the legend) and,
+    with ``condensed=True``, condensed lists scored instead of the full runs. ``options``
+    go to ``compare`` (``baseline``, ``by_tag``, ``n_resamples``, ...).
+
+    >>> cmp = compare_runs({"keyword": hits}, dataset, ["ndcg@10"])  # doctest: +SKIP
+    >>> cmp.options["unjudged_share"]  # doctest: +SKIP
+    """
+    from memlab.eval.experiment import compare
+
+    judged = judged_spans(dataset)
+    shares = {str(name): unjudged_share(hits, judged) for name, hits in runs.items()}
+    if condensed:
+        runs = {name: condense(hits, judged) for name, hits in runs.items()}
+    result = compare(runs, dataset.qrels, metrics, queries=dataset.queries,
+                     level=getattr(dataset, "level", "span"), **options)
+    result.options.update(unjudged_share=shares, condensed=condensed)
+    return result

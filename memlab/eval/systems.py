@@ -156,8 +156,6 @@ def evaluate_systems(dataset: Any, systems: Sequence[str | Path | Mapping[str, A
     ...                           ["keyword", "hybrid"])  # doctest: +SKIP
     >>> print(result.to_markdown())  # doctest: +SKIP
     """
-    from memlab.eval.experiment import compare
-
     if not systems:
         raise ValueError("give at least one system (a config file or a built-in name)")
     runs: dict[str, pd.DataFrame] = {}
@@ -179,13 +177,7 @@ def evaluate_systems(dataset: Any, systems: Sequence[str | Path | Mapping[str, A
             safe = "".join(c if c.isalnum() or c in "+-_." else "_" for c in name)
             write_trec_run(hits, Path(runs_dir) / f"{safe}.run", run_name=safe,
                            level="doc" if level == "doc" else "chunk")
-    from memlab.eval.judged import condense, judged_spans, unjudged_share
+    from memlab.eval.judged import compare_runs
 
-    judged = judged_spans(dataset)
-    shares = {name: unjudged_share(hits, judged) for name, hits in runs.items()}
-    if condensed:
-        runs = {name: condense(hits, judged) for name, hits in runs.items()}
-    result = compare(runs, dataset.qrels, metrics, queries=dataset.queries, level=level,
-                     by_tag=by_tag, n_resamples=n_resamples)
-    result.options.update(unjudged_share=shares, condensed=condensed)
-    return result
+    return compare_runs(runs, dataset, metrics, condensed=condensed, by_tag=by_tag,
+                        n_resamples=n_resamples)

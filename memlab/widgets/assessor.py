@@ -134,8 +134,9 @@ class Assessor:
         self.out = Path(out)
         self.out.mkdir(parents=True, exist_ok=True)
         self.systems_spec = systems
-        self._pipelines: dict[str, Any] | None = None
-        self._corpus: Any = None
+        self._pipelines: dict[int, dict[str, Any]] = {}
+        self._embedders: dict[str, Any] = {}
+        self._corpora: dict[str, Any] = {}
         self.queries: list[dict[str, Any]] = []
         self.pools: dict[str, list[dict[str, Any]]] = {}
         self.log: list[dict[str, Any]] = []
@@ -196,10 +197,13 @@ class Assessor:
             queries = [queries]
         return [self.add_query(t) for t in queries]
 
-    def pipelines(self) -> dict[str, Any]:
-        """The pooled systems as pipelines (name → pipeline), built once on first use."""
-        if self._pipelines is not None:
-            return self._pipelines
+    def pipelines(self, depth: int | None = None) -> dict[str, Any]:
+        """The pooled systems as pipelines (name → pipeline) returning ``depth`` hits
+        (default ``k``) at ``minScore`` 0; built once per depth. Ready pipelines given as
+        systems are returned as they are."""
+        depth = self.k if depth is None else int(depth)
+        if depth in self._pipelines:
+            return self._pipelines[depth]
         from memlab.eval.systems import dataset_corpus, resolve_system
         from memlab.openclaw import make_embedder, openclaw_pipeline
 
@@ -207,53 +211,71 @@ class Assessor:
         items = (list(spec.items()) if isinstance(spec, Mapping)
                  else [(None, s) for s in ([spec] if isinstance(spec, str) else spec)])
         pipes: dict[str, Any] = {}
-        embedders: dict[str, Any] = {}  # one embedder per provider setting, as memlab eval
         ws = SimpleNamespace(workspace=self.workspace)
-        for name, s in items:
+        for i, (name, s) in enumerate(items, start=1):
             if hasattr(s, "transform"):
-                pipes[str(name)] = s
+                pipes[str(name or f"system{i}")] = s
                 continue
             if isinstance(s, tuple):
                 cfg, embedder = resolve_system(s[0])[1], s[1]
+                name = name or f"system{i}"
             else:
                 auto, cfg = resolve_system(s)
                 name = name or auto
                 ms = cfg.memory_search
                 key = repr((ms.resolved_provider(), ms.model, ms.local))
-                if ms.resolved_provider() != "none" and key not in embedders:
-                    embedders[key] = make_embedder(cfg)
-                embedder = embedders.get(key)
-            corpus = dataset_corpus(ws, cfg, embedder)
-            self._corpus = self._corpus if self._corpus is not None else corpus
-            pipes[str(name)] = openclaw_pipeline(corpus, cfg, embedder, max_results=self.k,
+                if ms.resolved_provider() != "none" and key not in self._embedders:
+                    self._embedders[key] = make_embedder(cfg)  # one per provider setting
+                embedder = self._embedders.get(key)
+            ms = cfg.memory_search
+            ckey = repr((ms.chunking.tokens, ms.resolved_overlap(), ms.effective_sources(),
+                         ms.effective_extra_paths(), getattr(embedder, "model", None),
+                         getattr(embedder, "max_input_tokens", None)))
+            if ckey not in self._corpora:  # systems that chunk alike share one corpus
+                self._corpora[ckey] = dataset_corpus(ws, cfg, embedder)
+            corpus = self._corpora[ckey]
+            pipes[str(name)] = openclaw_pipeline(corpus, cfg, embedder, max_results=depth,
                                                  min_score=0.0)
         if not pipes:
             raise ValueError("give at least one system to pool")
-        self._pipelines = pipes
+        self._pipelines[depth] = pipes
         return pipes
 
+    def _frame(self, qids: Sequence[str]) -> pd.DataFrame:
+        qs = [self._query(q) for q in qids]
+        frame = pd.DataFrame({"qid": [q["id"] for q in qs], "query": [q["text"] for q in qs]})
+        if any(q.get("now") for q in qs):  # queries without one use the latest, as memlab eval
+            now = pd.to_datetime([q.get("now") for q in qs], utc=True)
+            frame["now"] = pd.Series(now).fillna(pd.Series(now).max()).to_numpy()
+        return frame
+
+    def runs(self, depth: int = 10, qids: Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
+        """Every pooled system's hits for the queries (all by default) at ``depth``: the
+        runs to evaluate on the labels (:func:`memlab.eval.judged.compare_runs`)."""
+        frame = self._frame(list(qids) if qids is not None else [q["id"] for q in self.queries])
+        return {name: pipe.transform(frame) for name, pipe in self.pipelines(depth).items()}
+
     def pool(self, qid: str) -> list[dict[str, Any]]:
-        """The shuffled, de-duplicated pool of a query (computed once, then stored)."""
+        """The shuffled, de-duplicated pool of a query (computed once, then stored; the
+        pools of all queries not pooled yet are computed together)."""
         if qid in self.pools:
             return self.pools[qid]
-        q = self._query(qid)
-        frame = pd.DataFrame({"qid": [qid], "query": [q["text"]]})
-        if q.get("now"):
-            frame["now"] = pd.to_datetime([q["now"]], utc=True)
-        found: dict[tuple[str, int, int], dict[str, Any]] = {}
-        for name, pipe in self.pipelines().items():
-            hits = pipe.transform(frame)
-            hits = hits.sort_values("rank", kind="stable").head(self.k)
+        self._query(qid)
+        todo = [q["id"] for q in self.queries if q["id"] not in self.pools]
+        found: dict[str, dict[tuple[str, int, int], dict[str, Any]]] = {q: {} for q in todo}
+        for name, hits in self.runs(self.k, todo).items():
+            hits = hits.sort_values(["qid", "rank"], kind="stable")
+            hits = hits.groupby("qid", sort=False).head(self.k)
             for h in hits.itertuples(index=False):
                 key = (str(h.path), int(h.start_line), int(h.end_line))
-                item = found.setdefault(key, {"path": key[0], "start_line": key[1],
-                                              "end_line": key[2], "systems": []})
+                item = found[str(h.qid)].setdefault(key, {
+                    "path": key[0], "start_line": key[1], "end_line": key[2], "systems": []})
                 if name not in item["systems"]:
                     item["systems"].append(name)
-        items = sorted(found.values(), key=lambda i: (i["path"], i["start_line"],
-                                                      i["end_line"]))
-        rng = np.random.default_rng([self.seed, zlib.crc32(qid.encode("utf-8"))])
-        self.pools[qid] = [items[i] for i in rng.permutation(len(items))]
+        for q, by_span in found.items():
+            items = [by_span[key] for key in sorted(by_span)]
+            rng = np.random.default_rng([self.seed, zlib.crc32(q.encode("utf-8"))])
+            self.pools[q] = [items[i] for i in rng.permutation(len(items))]
         self.save()
         return self.pools[qid]
 
