@@ -57,7 +57,7 @@ from typing import Any
 
 import numpy as np
 
-from memlab.embed.http import ERROR_BODY_CHARS, RequestFailed
+from memlab.embed.http import RequestFailed
 
 log = logging.getLogger(__name__)
 
@@ -374,29 +374,24 @@ class BatchClient:
                   headers: Mapping[str, str] | None = None, text: bool = False) -> Any:
         """One request; JSON (or text) back; failures raise :class:`BatchFailed`
         ``"<prefix>: <status> <scrubbed body excerpt>"``."""
-        import httpx
-
         p = self.provider
-        p.requests += 1
-        try:
-            response = p._http().request(method, url, content=content,
-                                         headers=dict(headers or {}),
-                                         timeout=httpx.Timeout(p.batch_timeout))
-        except httpx.TimeoutException as exc:
-            raise BatchFailed(f"{prefix}: request timed out after {p.batch_timeout:g}s "
-                              f"({type(exc).__name__})") from None
-        except httpx.TransportError as exc:
-            raise BatchFailed(f"{prefix}: network error ({type(exc).__name__}: "
-                              f"{p._scrub(str(exc))[:ERROR_BODY_CHARS]})") from None
-        if response.status_code >= 400:
-            excerpt = " ".join(p._scrub(response.text[:ERROR_BODY_CHARS]).split())
-            raise BatchFailed(f"{prefix}: {response.status_code} {excerpt}".rstrip(),
-                              status=response.status_code)
+        try:  # the providers' bounded exchange: total deadline, size cap, no redirects
+            reply = p._send(method, url, content=content, headers=headers,
+                                timeout=p.batch_timeout)
+        except RequestFailed as exc:
+            status = exc.status
+            detail = str(exc).removeprefix(f"HTTP {status}: ") if status else str(exc)
+            if status is None and exc.splittable:  # a transport failure
+                detail = f"network error ({detail})"
+            elif status is None:
+                detail = f"request {detail}"
+            raise BatchFailed(f"{prefix}: {status or ''} {detail}".replace("  ", " ").rstrip(),
+                              status=status) from None
         if text:
-            return response.text
+            return reply.text
         try:
-            return response.json()
-        except ValueError:
+            return json.loads(reply.body)
+        except (ValueError, RecursionError):
             raise BatchFailed(f"{prefix}: malformed JSON response") from None
 
     def _post_with_retry(self, url: str, body: Any, prefix: str) -> Any:

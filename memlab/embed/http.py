@@ -10,11 +10,21 @@ bedrock, github-copilot):
   a timeout or a connection error, waiting ``500 ms x 2^(attempt-1)`` with up to +20 % jitter,
   capped at 8 s. 400/401/403 and malformed answers fail at once. A batch that still fails with
   a connection reset is split in halves, recursively.
-* Timeouts per attempt: ``query_timeout`` (60 s remote) and ``batch_timeout`` (120 s remote,
-  600 s for ollama/lmstudio; ``sync.embeddingBatchTimeoutSeconds`` overrides).
+  A 429 or 503 with ``Retry-After`` (seconds or an HTTP date) waits that long instead (capped
+  at :data:`MAX_RETRY_AFTER_S`). Redirects are never followed: a 3xx fails at once naming
+  the target (an API key must not travel to another URL).
+* Deadlines are *total*, not per socket read (:func:`memlab.embed.fetch.bounded_request`): a
+  batch attempt takes at most ``batch_timeout`` (120 s remote, 600 s for ollama/lmstudio;
+  ``sync.embeddingBatchTimeoutSeconds`` overrides); a query attempt at most
+  ``query_timeout`` (60 s remote), and all attempts and waits of one query together at most
+  ``query_budget`` (default 60 s, or ``$MEMLAB_QUERY_TIMEOUT_SECONDS``), so a provider that
+  never answers costs a search one budget, not three timeouts. Response bodies are capped at
+  ``max_response_bytes`` decoded bytes (gzip decoded within the cap).
 * Anything that still fails raises :class:`~memlab.embed.base.ProviderUnavailable` naming the
-  provider, the endpoint, the reason and a fix, never a secret (API keys, tokens and any
-  registered secret string are replaced by ``***`` in every message).
+  provider, the endpoint, the reason and a fix, never a secret: the API key, every
+  ``remote.headers`` value and the credentials of ``remote.baseUrl`` are registered with
+  :mod:`memlab.secrets` and replaced by ``***`` (before any excerpt is cut) in every message
+  and log line.
 
 A provider subclasses :class:`RemoteEmbedder`, calls :meth:`RemoteEmbedder._init_http` from its
 constructor and implements :meth:`RemoteEmbedder._embed_request` (one HTTP exchange for a list
@@ -23,6 +33,7 @@ of texts) with :meth:`RemoteEmbedder._request_json` and :func:`read_vector`.
 
 from __future__ import annotations
 
+import email.utils
 import json
 import logging
 import random
@@ -32,7 +43,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from memlab import secrets as _secrets
 from memlab.embed.base import EmbeddingInput, EmbeddingProvider, ProviderUnavailable, as_input
+from memlab.embed.fetch import DEFAULT_MAX_RESPONSE_BYTES, FetchFailed, bounded_request
 
 log = logging.getLogger(__name__)
 
@@ -47,31 +60,85 @@ REMOTE_QUERY_TIMEOUT_S = 60.0
 LOCAL_QUERY_TIMEOUT_S = 300.0
 REMOTE_BATCH_TIMEOUT_S = 120.0
 LOCAL_BATCH_TIMEOUT_S = 600.0
-#: Longest excerpt of an error body quoted in an error message.
+#: Longest excerpt of an error body quoted in an error message (cut after scrubbing).
 ERROR_BODY_CHARS = 300
-_SENSITIVE_HEADER_PARTS = ("authorization", "api-key", "apikey", "token", "secret", "cookie",
-                           "signature", "credential", "session")
+#: Longest ``Retry-After`` honoured; a longer one fails the request at once.
+MAX_RETRY_AFTER_S = 60.0
+#: Total time one query embedding may take, all attempts and waits included.
+DEFAULT_QUERY_BUDGET_S = 60.0
+QUERY_BUDGET_ENV = "MEMLAB_QUERY_TIMEOUT_SECONDS"
+
+
+def default_query_budget() -> float:
+    """``$MEMLAB_QUERY_TIMEOUT_SECONDS`` (a positive number of seconds), else 60.
+
+    >>> default_query_budget()
+    60.0
+    """
+    import os
+
+    raw = os.environ.get(QUERY_BUDGET_ENV, "").strip()
+    if not raw:
+        return DEFAULT_QUERY_BUDGET_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise ValueError(f"{QUERY_BUDGET_ENV}={raw!r}: expected a positive number of seconds "
+                         "(the longest a search may wait for its query embedding)")
+    return value
 
 
 class RequestFailed(Exception):
     """One failed HTTP exchange; ``retryable``/``splittable`` say what may be done about it."""
 
     def __init__(self, message: str, retryable: bool, splittable: bool = False,
-                 status: int | None = None):
+                 status: int | None = None, retry_after: float | None = None):
         super().__init__(message)
         self.retryable = retryable
         self.splittable = splittable
         self.status = status
+        #: Seconds the server asked to wait (``Retry-After``), if it said.
+        self.retry_after = retry_after
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header: delta-seconds or an HTTP date
+    (``None`` when absent or unreadable; never negative).
+
+    >>> parse_retry_after("3"), parse_retry_after("Thu, 01 Jan 1970 00:00:10 GMT", now=4.0)
+    (3.0, 6.0)
+    >>> parse_retry_after("soon"), parse_retry_after("-5")
+    (None, 0.0)
+    """
+    if value is None or not str(value).strip():
+        return None
+    text = str(value).strip()
+    try:
+        seconds = float(text)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(text)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when is None:
+            return None
+        seconds = when.timestamp() - (time.time() if now is None else now)
+    if seconds != seconds:  # NaN
+        return None
+    return max(0.0, seconds)
 
 
 def is_sensitive_header(name: str) -> bool:
     """Whether a header name looks like it carries a credential.
 
-    >>> is_sensitive_header("X-Goog-Api-Key"), is_sensitive_header("X-Team")
-    (True, False)
+    >>> is_sensitive_header("X-Goog-Api-Key"), is_sensitive_header("Ocp-Apim-Subscription-Key")
+    (True, True)
+    >>> is_sensitive_header("X-Team")
+    False
     """
-    low = str(name).lower()
-    return any(part in low for part in _SENSITIVE_HEADER_PARTS)
+    return _secrets.is_sensitive_name(name)
 
 
 def clean_headers(headers: Mapping[str, Any] | None, drop: Iterable[str] = ()) -> dict[str, str]:
@@ -185,15 +252,30 @@ class RemoteEmbedder(EmbeddingProvider):
                    max_attempts: int = MAX_ATTEMPTS, base_delay: float = BASE_DELAY_S,
                    max_delay: float = MAX_DELAY_S, max_batch_bytes: int = MAX_BATCH_BYTES,
                    sleep: Callable[[float], None] | None = None,
-                   secrets: Iterable[str | None] = ()) -> None:
+                   secrets: Iterable[str | None] = (),
+                   max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+                   query_budget: float | None = None) -> None:
+        """Set up retries, deadlines and secrets. Besides ``secrets``, everything the
+        provider was configured with that may be a credential is registered for scrubbing by
+        value: ``_api_key``, every value of ``_extra_headers`` (whatever the header's name)
+        and the credentials in ``base_url``/``server``."""
         self.query_timeout = float(query_timeout)
+        self.query_budget = float(query_budget) if query_budget is not None else \
+            default_query_budget()
         self.batch_timeout = float(batch_timeout)
         self.max_attempts = max(1, int(max_attempts))
         self.base_delay = float(base_delay)
         self.max_delay = float(max_delay)
         self.max_batch_bytes = int(max_batch_bytes)
         self._sleep = sleep
-        self._secrets = [s for s in secrets if isinstance(s, str) and len(s) >= 4]
+        self.max_response_bytes = int(max_response_bytes)
+        configured = [*secrets, getattr(self, "_api_key", None),
+                      *(getattr(self, "_extra_headers", None) or {}).values()]
+        self._secrets = _secrets.Scrubber(configured)
+        _secrets.register(*configured)
+        for url in (getattr(self, "base_url", None), getattr(self, "server", None)):
+            _secrets.register_url(url)
+            self._secrets.add(*_secrets.url_secrets(url))
         self._client: Any = None
         self._dims: int | None = getattr(self, "_dims", None)
         #: Requests sent (attempts included), texts embedded and retry waits, for tests/reports.
@@ -202,15 +284,15 @@ class RemoteEmbedder(EmbeddingProvider):
         self.waits: list[float] = []
 
     def _add_secret(self, value: str | None) -> None:
-        if isinstance(value, str) and len(value) >= 4 and value not in self._secrets:
-            self._secrets.append(value)
+        self._secrets.add(value)
+        _secrets.register(value)
 
     # -- hooks ------------------------------------------------------------------------------
 
     @property
     def endpoint(self) -> str:
-        """The URL named in error messages."""
-        return getattr(self, "base_url", "") or ""
+        """The URL named in error messages (credentials masked)."""
+        return _secrets.redact_url(getattr(self, "base_url", "") or "")
 
     def _embed_request(self, texts: list[str], kind: str, timeout: float) -> Any:
         """One HTTP exchange embedding ``texts`` (``kind`` is "query" or "document").
@@ -237,38 +319,57 @@ class RemoteEmbedder(EmbeddingProvider):
         return self._client
 
     def _scrub(self, text: str) -> str:
-        for secret in self._secrets:
-            text = text.replace(secret, "***")
-        return text
+        """``text`` without any secret: this provider's, then every registered one."""
+        return _secrets.scrub(self._secrets.scrub(str(text)))
+
+    def _excerpt(self, text: str) -> str:
+        """A scrubbed, whitespace-collapsed excerpt: scrubbed *first*, then cut."""
+        return " ".join(self._scrub(text).split())[:ERROR_BODY_CHARS]
+
+    def _send(self, method: str, url: str, *, content: bytes | None = None,
+                  headers: Mapping[str, str] | None = None, timeout: float) -> Any:
+        """One bounded HTTP exchange (total deadline ``timeout``, body capped at
+        :attr:`max_response_bytes`): a :class:`memlab.embed.fetch.Reply` with a status below
+        300; redirects, HTTP errors and transport failures raise :class:`RequestFailed`."""
+        self.requests += 1
+        try:
+            reply = bounded_request(self._http(), method, url, content=content,
+                                    headers=headers, deadline_s=timeout,
+                                    max_bytes=self.max_response_bytes)
+        except FetchFailed as exc:
+            if exc.kind == "timeout":
+                raise RequestFailed(self._excerpt(str(exc)), retryable=True) from None
+            if exc.kind == "connection":
+                raise RequestFailed(self._excerpt(str(exc)), retryable=True,
+                                    splittable=True) from None
+            raise RequestFailed(f"unusable response ({self._excerpt(str(exc))})",
+                                retryable=False) from None
+        status = reply.status
+        if 300 <= status < 400:
+            target = _secrets.redact_url(reply.headers.get("location", "")) or "nowhere"
+            raise RequestFailed(
+                f"HTTP {status} redirect to {self._scrub(target)}; memlab does not follow "
+                "redirects (the API key must not be sent to another URL): set "
+                "remote.baseUrl to the final URL", retryable=False, status=status)
+        if status >= 400:
+            excerpt = self._excerpt(reply.text)
+            wait = parse_retry_after(reply.headers.get("retry-after")) \
+                if status in (429, 503) else None
+            raise RequestFailed(f"HTTP {status}" + (f": {excerpt}" if excerpt else ""),
+                                retryable=status == 429 or status >= 500, status=status,
+                                retry_after=wait)
+        return reply
 
     def _request_json(self, method: str, url: str, *, body: Any = None,
                       content: bytes | None = None, headers: Mapping[str, str] | None = None,
                       timeout: float) -> Any:
         """Send one request, return its JSON; failures become :class:`RequestFailed`."""
-        import httpx
-
         if body is not None and content is None:
             content = json.dumps(body).encode("utf-8")
-        self.requests += 1
+        reply = self._send(method, url, content=content, headers=headers, timeout=timeout)
         try:
-            response = self._http().request(method, url, content=content,
-                                            headers=dict(headers or {}),
-                                            timeout=httpx.Timeout(timeout))
-        except httpx.TimeoutException as exc:
-            raise RequestFailed(f"timed out after {timeout:g}s ({type(exc).__name__})",
-                                retryable=True) from None
-        except httpx.TransportError as exc:
-            raise RequestFailed(f"connection error ({type(exc).__name__}: "
-                                f"{self._scrub(str(exc))[:ERROR_BODY_CHARS]})",
-                                retryable=True, splittable=True) from None
-        status = response.status_code
-        if status >= 400:
-            excerpt = " ".join(self._scrub(response.text[:ERROR_BODY_CHARS]).split())
-            raise RequestFailed(f"HTTP {status}" + (f": {excerpt}" if excerpt else ""),
-                                retryable=status == 429 or status >= 500, status=status)
-        try:
-            return response.json()
-        except ValueError:
+            return json.loads(reply.body)
+        except (ValueError, RecursionError):
             raise malformed("the body is not JSON") from None
 
     # -- the loop ---------------------------------------------------------------------------
@@ -278,14 +379,35 @@ class RemoteEmbedder(EmbeddingProvider):
         (self._sleep or time.sleep)(seconds)
 
     def _with_retries(self, texts: list[str], kind: str) -> np.ndarray:
-        timeout = self.query_timeout if kind == "query" else self.batch_timeout
+        """Attempts with backoff (or the server's ``Retry-After``). A query attempt gets
+        ``query_timeout`` and all of a query's attempts and waits ``query_budget``; a batch
+        attempt ``batch_timeout``."""
+        budget_end = time.monotonic() + self.query_budget if kind == "query" else None
         for attempt in range(1, self.max_attempts + 1):
+            timeout = self.batch_timeout if budget_end is None else \
+                min(self.query_timeout, budget_end - time.monotonic())
             try:
+                if timeout <= 0:
+                    raise RequestFailed(f"timed out: the {self.query_budget:g}s query "
+                                        f"budget ({QUERY_BUDGET_ENV}) is spent",
+                                        retryable=False)
                 return self._vectors(self._embed_request(texts, kind, timeout), len(texts))
             except RequestFailed as exc:
                 if not exc.retryable or attempt >= self.max_attempts:
                     raise
                 delay = retry_delay(attempt, self.base_delay, self.max_delay)
+                if exc.retry_after is not None:
+                    if exc.retry_after > MAX_RETRY_AFTER_S:
+                        raise RequestFailed(f"{exc}; the server asks to retry after "
+                                            f"{exc.retry_after:g}s (more than "
+                                            f"{MAX_RETRY_AFTER_S:g}s)", retryable=False,
+                                            status=exc.status) from None
+                    delay = max(exc.retry_after, self.base_delay)
+                if budget_end is not None and time.monotonic() + delay >= budget_end:
+                    raise RequestFailed(f"{exc}; no time left in the {self.query_budget:g}s "
+                                        f"query budget ({QUERY_BUDGET_ENV}) to retry after "
+                                        f"{delay:.2f}s",
+                                        retryable=False, status=exc.status) from None
                 log.warning("%s embeddings: attempt %d/%d failed (%s); retrying in %.2fs",
                             self.id, attempt, self.max_attempts, self._scrub(str(exc)), delay)
                 self._wait(delay)
