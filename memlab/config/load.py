@@ -12,6 +12,7 @@ from typing import Any
 from memlab.config.errors import ConfigError, ConfigIssue, join_path, show_value, validate_block
 from memlab.config.json5io import plain_copy, read_source
 from memlab.config.options import MemlabConfig, MemlabOptions
+from memlab.config.providers import custom_provider_issue
 from memlab.config.schema import MemorySearchConfig
 from memlab.config.types import DEFAULT_AGENT_ID
 from memlab.text.js import js_trim
@@ -172,9 +173,28 @@ def load_config(source: str | Path | Mapping[str, Any] | MemlabConfig | None = N
         where = ms_prefix if ms_prefix in ("", "memorySearch") else "agents.*.memorySearch"
         for problem in memory_search.resolution_problems():
             issues.append(ConfigIssue(join_path(where, ["multimodal"]), problem))
+    providers = _model_providers(raw, issues) if whole else {}
+    if memory_search is not None:
+        problem = custom_provider_issue(memory_search.provider, providers)
+        if problem is not None:
+            key, message = problem
+            if key == "memorySearch.provider" and ms_prefix != "memorySearch":
+                key = join_path(ms_prefix, ["provider"])
+            issues.append(ConfigIssue(key, message))
     if issues or memory_search is None or memlab is None:
         raise ConfigError(issues, source=name)
-    return MemlabConfig(memory_search=memory_search, memlab=memlab)
+    return MemlabConfig(memory_search=memory_search, memlab=memlab, model_providers=providers)
+
+
+def _model_providers(raw: dict[str, Any], issues: list[ConfigIssue]) -> dict[str, Any]:
+    """``models.providers`` of a whole config (entries that are objects), for custom ids."""
+    models = raw.get("models", {})
+    providers = models.get("providers", {}) if isinstance(models, dict) else {}
+    if not isinstance(providers, dict):
+        issues.append(ConfigIssue("models.providers",
+                                  f"expected an object, got {show_value(providers)}"))
+        return {}
+    return {str(k): dict(v) for k, v in providers.items() if isinstance(v, dict)}
 
 
 def _misplaced_memory_search(node: Any, path: tuple[Any, ...] = (), depth: int = 0

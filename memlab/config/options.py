@@ -91,6 +91,10 @@ class MemlabConfig(StrictModel):
     memory_search: MemorySearchConfig = Field(
         default_factory=MemorySearchConfig, alias="memorySearch")
     memlab: MemlabOptions = Field(default_factory=MemlabOptions)
+    #: ``models.providers`` of a whole OpenClaw config, for custom ``memorySearch.provider``
+    #: ids (:mod:`memlab.config.providers`, :mod:`memlab.embed.custom`); not dumped.
+    model_providers: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, alias="modelProviders", exclude=True, repr=False)
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> MemlabConfig:
         """A re-validated copy with dotted camelCase keys set, e.g. for parameter sweeps::
@@ -123,4 +127,5 @@ class MemlabConfig(StrictModel):
         new_ml = validate_block(MemlabOptions, ml, "memlab", issues)
         if issues:
             raise ConfigError(issues)
-        return MemlabConfig(memory_search=new_ms, memlab=new_ml)
+        return MemlabConfig(memory_search=new_ms, memlab=new_ml,
+                            model_providers=self.model_providers)
