@@ -169,7 +169,7 @@ def render(payload: dict[str, Any]) -> str:
                      f"{w['over']}/{w['chunks']} ({w['share']:.0%})",
                      f"{r['docs_per_s']:.1f}", f"{r['sample_vector']:.3f}",
                      f"{r['sample_hybrid']:.3f}",
-                     *[f"{r[f'{c}_{m}']:.3f}" for c in colls for m in MODES]])
+                     *[_fmt(r.get(f"{c}_{m}")) for c in colls for m in MODES]])
     out = [f"nDCG@10. Machine: {payload['machine']['cpus']} CPUs, load average "
            f"{_load(models)} during the runs.", "", markdown(head, rows), ""]
     tags = sorted({t for r in models for m in MODES for t in r[f"sample_{m}_tags"]})
@@ -205,16 +205,27 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--models", default=None, help="comma-separated aliases (default: all "
                     "installed packaged models)")
-    ap.add_argument("--collections", default="scifact,cacm")
+    ap.add_argument("--collections", default="scifact,cacm",
+                    help="shared collections (comma-separated; empty: the sample only)")
+    ap.add_argument("--no-keyword-paths", action="store_true",
+                    help="skip the keyword-path comparison")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--keyword-model", default="minilm",
                     help="the model of the hybrid keyword-path runs")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    ap.add_argument("--render", type=Path, default=None, help="print the tables of a JSON")
+    ap.add_argument("--render", type=Path, nargs="+", default=None,
+                    help="print the tables of result JSON files (their models concatenated; "
+                    "keyword paths and collections of the first)")
     ap.add_argument("--tiny", action="store_true", help="MiniLM, tests/data/beir-mini only")
     args = ap.parse_args(argv)
     if args.render is not None:
-        print(render(json.loads(args.render.read_text(encoding="utf-8"))), end="")
+        payloads = [json.loads(p.read_text(encoding="utf-8")) for p in args.render]
+        merged = {**payloads[0], "models": [m for p in payloads for m in p["models"]],
+                  "collections": list(dict.fromkeys(c for p in payloads
+                                                    for c in p["collections"]))}
+        merged["keyword_paths"] = next((p["keyword_paths"] for p in payloads
+                                        if p.get("keyword_paths")), [])
+        print(render(merged), end="")
         return 0
     if args.tiny:
         aliases, args.repeat = ["minilm"], 1
@@ -240,8 +251,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"model_table: {alias}", file=sys.stderr, flush=True)
         payload["models"].append(bench_model(alias, sample, collections, cache, args.repeat))
         write_json("model_table", payload, args.out)
-    print("model_table: keyword paths", file=sys.stderr, flush=True)
-    payload["keyword_paths"] = bench_keyword_paths(sample, cache, args.keyword_model)
+    if not args.no_keyword_paths:
+        print("model_table: keyword paths", file=sys.stderr, flush=True)
+        payload["keyword_paths"] = bench_keyword_paths(sample, cache, args.keyword_model)
     path = write_json("model_table", payload, args.out)
     print(render(json.loads(path.read_text(encoding="utf-8"))), end="")
     print(f"\nwritten: {path}", file=sys.stderr)
