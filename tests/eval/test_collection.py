@@ -124,6 +124,12 @@ def test_cli_convert_mine_and_eval(tmp_path, capsys):
     assert main(["eval", str(out / "conv-a"), "--collection", "--config", "keyword",
                  "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["macro"]["keyword"]["datasets"] == 1
+    # a session-level metric on one dataset goes to the collection runner by itself
+    assert main(["eval", str(out / "conv-b"), "--config", "keyword", "--metrics",
+                 "session_recall_all@5", "--format", "csv"]) == 0
+    assert capsys.readouterr().out.startswith("system,session_recall_all@5")
+    assert main(["eval", str(out), "--config", "keyword", "--metrics", "recall_some@5"]) == 2
+    assert "unknown metric 'recall_some@5'" in capsys.readouterr().err
     assert main(["datasets", "convert", "longmemeval", str(LME), str(tmp_path / "lme"),
                  "--layout", "transcripts", "--limit", "2"]) == 0
     assert "2 dataset(s)" in capsys.readouterr().out
