@@ -32,8 +32,13 @@ def openclaw(install: run.Install, home: Path, *args: str, timeout: float = 300
              ) -> tuple[int, str, str]:
     """``openclaw ARGS`` with HOME = ``home`` (nothing outside it is read or written)."""
     env = run.openclaw_env(install, home, run.DEFAULT_NOW)
-    proc = subprocess.run([str(install.node), str(install.openclaw_entry), *args], env=env,
-                          capture_output=True, text=True, timeout=timeout, cwd=home)
+    try:
+        proc = subprocess.run([str(install.node), str(install.openclaw_entry), *args], env=env,
+                              capture_output=True, text=True, timeout=timeout, cwd=home)
+    except subprocess.TimeoutExpired as exc:
+        def text(x: bytes | str | None) -> str:
+            return x.decode("utf-8", "replace") if isinstance(x, bytes) else (x or "")
+        return -1, text(exc.stdout), text(exc.stderr) + f"\n[timed out after {timeout} s]"
     return proc.returncode, proc.stdout, proc.stderr
 
 
@@ -53,7 +58,8 @@ def check_case(install: run.Install, scratch: Path, name: str, config: dict[str,
     record: dict[str, Any] = {"name": name, "config": json.loads(text),
                               "validate": {"exitCode": code, "json": validate,
                                            "stderr": err[-2000:]}}
-    code, out, err = openclaw(install, home, "doctor", "--fix", "--non-interactive", "--yes")
+    code, out, err = openclaw(install, home, "doctor", "--fix", "--non-interactive", "--yes",
+                              timeout=240)
     try:
         after = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
@@ -73,19 +79,23 @@ def main(argv: list[str] | None = None) -> int:
     install = run.ensure_install(args.cache.expanduser(), openclaw_version="2026.9.6")
     cases = json.loads(args.cases.read_text(encoding="utf-8"))
     only = set(args.only.split(",")) if args.only else None
-    records = []
+    # resume: cases already in --out are kept (each case costs ~1-5 min)
+    records = (json.loads(args.out.read_text(encoding="utf-8"))["cases"]
+               if args.out.is_file() else [])
+    done = {r["name"] for r in records}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="memlab-config-2026-9-") as tmp:
         for name, config in cases.items():
-            if only and name not in only:
+            if (only and name not in only) or name in done:
                 continue
             rec = check_case(install, Path(tmp), name, config)
             rec = json.loads(json.dumps(rec).replace(str(Path(tmp) / name), "$HOME"))
             records.append(rec)
             print(f"{name}: validate exit {rec['validate']['exitCode']}, doctor exit "
                   f"{rec['doctor']['exitCode']}", flush=True)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"openclaw": "2026.9.6", "cases": records}, indent=1,
-                                   ensure_ascii=False) + "\n", encoding="utf-8")
+            args.out.write_text(json.dumps({"openclaw": "2026.9.6", "cases": records},
+                                           indent=1, ensure_ascii=False) + "\n",
+                                encoding="utf-8")
     return 0
 
 
