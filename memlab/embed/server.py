@@ -28,14 +28,28 @@ Endpoints (stdlib ``ThreadingHTTPServer``, JSON in and out):
     ``{"status": "ok", "model", "dims"}``.
 
 Errors are OpenAI-shaped: ``{"error": {"message", "type", "param", "code"}}`` with 400 (bad
-request), 401 (``api_key`` set and a wrong bearer token), 404, 405, 413 (too many inputs or
-too large a body) or 500. SIGINT/SIGTERM stop the server cleanly (in-flight requests finish).
+request: malformed or missing ``Content-Length``, a body that is not UTF-8 JSON, JSON nested
+deeper than :data:`MAX_JSON_DEPTH`, inputs with lone surrogates), 401 (``api_key`` set and a
+wrong bearer token), 404, 405, 411 (a chunked body: send ``Content-Length``), 413 (too many
+inputs or too large a body) or 500 (the model failed). SIGINT/SIGTERM stop the server: the
+first signal stops accepting and lets in-flight requests finish for up to
+:data:`SHUTDOWN_GRACE_S`, a second one exits at once.
+
+Capacity and trust model: at most ``max_concurrency`` requests are handled at once (the
+model itself runs one batch at a time), further connections wait in a listen backlog of
+:data:`LISTEN_BACKLOG`; a client that stalls mid-request is dropped after
+:data:`CLIENT_TIMEOUT_S`. The server binds 127.0.0.1 by default. Without ``api_key``
+(``--api-key-env``) **any process on the machine** can embed texts with it (it never reads
+files, and answers only embeddings and the model's name); with it, requests need
+``Authorization: Bearer <key>``. Binding another address exposes it to the network: always
+pair that with ``--api-key-env``.
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import os
 import signal
 import sys
 import threading
@@ -53,6 +67,13 @@ __all__ = ["EmbeddingServer", "make_server", "serve"]
 #: OpenAI's limits: inputs per request, and a generous body cap.
 MAX_INPUTS = 2048
 MAX_BODY_BYTES = 64 * 1024 * 1024
+#: Requests handled at once (more wait in the backlog), the listen backlog, the socket
+#: timeout for a client that stops sending, the JSON nesting accepted, the shutdown grace.
+MAX_CONCURRENCY = 32
+LISTEN_BACKLOG = 512
+CLIENT_TIMEOUT_S = 30.0
+MAX_JSON_DEPTH = 64
+SHUTDOWN_GRACE_S = 10.0
 _QUERY_TYPES = {"query", "search_query", "retrieval.query", "retrieval_query", "question"}
 
 
@@ -77,10 +98,13 @@ class EmbeddingServer(ThreadingHTTPServer):
 
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = LISTEN_BACKLOG
 
     def __init__(self, provider: EmbeddingProvider, host: str = "127.0.0.1", port: int = 8080,
                  *, model_name: str | None = None, api_key: str | None = None,
-                 strict_model: bool = False, max_inputs: int = MAX_INPUTS, quiet: bool = True):
+                 strict_model: bool = False, max_inputs: int = MAX_INPUTS, quiet: bool = True,
+                 max_concurrency: int = MAX_CONCURRENCY,
+                 client_timeout: float = CLIENT_TIMEOUT_S):
         self.provider = provider
         self.model_name = model_name or provider.model
         self.api_key = api_key or None
@@ -88,6 +112,10 @@ class EmbeddingServer(ThreadingHTTPServer):
         self.max_inputs = int(max_inputs)
         self.quiet = quiet
         self.model_lock = threading.Lock()
+        self.client_timeout = float(client_timeout)
+        #: Bounds the handler threads: accepted connections wait for a slot (and unaccepted
+        #: ones in the listen backlog) instead of piling up threads and memory.
+        self.slots = threading.BoundedSemaphore(max(1, int(max_concurrency)))
         self.started = time.time()
         self.requests_served = 0
         super().__init__((host, int(port)), _Handler)
@@ -96,6 +124,22 @@ class EmbeddingServer(ThreadingHTTPServer):
     def url(self) -> str:
         host, port = self.server_address[:2]
         return f"http://{host}:{port}/v1"
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """Start a handler thread once a slot is free (at most ``max_concurrency``)."""
+        self.slots.acquire()
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            request.settimeout(self.client_timeout)
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
 
     # -- embedding ---------------------------------------------------------------------------
 
@@ -143,6 +187,12 @@ class EmbeddingServer(ThreadingHTTPServer):
                            "request", param="input")
         if any(t == "" for t in texts):
             raise ApiError(400, "'input' cannot contain empty strings", param="input")
+        for i, t in enumerate(texts):
+            try:
+                t.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ApiError(400, f"'input'[{i}] is not valid Unicode text (a lone "
+                               "surrogate escape such as \\ud800)", param="input") from None
         fmt = req.get("encoding_format") or "float"
         if fmt not in ("float", "base64"):
             raise ApiError(400, f"'encoding_format' must be 'float' or 'base64', got {fmt!r}",
@@ -214,6 +264,37 @@ class _Handler(BaseHTTPRequestHandler):
             raise ApiError(401, "Incorrect API key provided.", "invalid_request_error",
                            code="invalid_api_key")
 
+    def _body(self) -> Any:
+        """The request's JSON body, with ``Content-Length`` validated before anything is
+        read (a negative, non-numeric or oversized length never reaches ``rfile.read``)."""
+        if "chunked" in (self.headers.get("transfer-encoding") or "").lower():
+            raise ApiError(411, "chunked request bodies are not supported: send the body "
+                           "with a Content-Length header", code="length_required")
+        values = self.headers.get_all("content-length") or []
+        if not values:
+            raise ApiError(411, "a Content-Length header is required", code="length_required")
+        text = values[0].strip()
+        if len(set(v.strip() for v in values)) > 1 or not text.isdigit() or not text.isascii():
+            raise ApiError(400, f"invalid Content-Length {', '.join(values)!r}: expected one "
+                           "non-negative integer")
+        length = int(text)
+        if length > MAX_BODY_BYTES:
+            raise ApiError(413, f"request body too large ({length} bytes > {MAX_BODY_BYTES})")
+        raw = self.rfile.read(length) if length else b""
+        if len(raw) != length:
+            raise ApiError(400, f"the body ended after {len(raw)} of {length} bytes")
+        try:
+            text_body = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ApiError(400, f"the request body is not UTF-8 (byte {exc.start})") from None
+        if _nesting(text_body) > MAX_JSON_DEPTH:
+            raise ApiError(400, f"the request body nests JSON deeper than {MAX_JSON_DEPTH} "
+                           "levels")
+        try:
+            return json.loads(text_body or "null")
+        except (json.JSONDecodeError, RecursionError) as exc:
+            raise ApiError(400, f"the request body is not valid JSON: {exc}") from None
+
     def _dispatch(self, method: str) -> None:
         try:
             path = self._path()
@@ -228,21 +309,16 @@ class _Handler(BaseHTTPRequestHandler):
                 if method != "POST":
                     raise ApiError(405, f"{method} is not allowed on {path}; use POST")
                 self._check_auth()
-                length = int(self.headers.get("content-length") or 0)
-                if length > MAX_BODY_BYTES:
-                    raise ApiError(413, f"request body too large ({length} bytes)")
-                raw = self.rfile.read(length) if length else b""
-                try:
-                    req = json.loads(raw.decode("utf-8") or "null")
-                except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                    raise ApiError(400, f"the request body is not valid JSON: {exc}") from exc
+                req = self._body()
                 return self._send(200, self.server.handle_embeddings(req))
             raise ApiError(404, f"no such endpoint: {method} {path} (try POST /v1/embeddings, "
                            "GET /v1/models, GET /health)", code="not_found")
         except ApiError as err:
-            if err.status in (405, 413) and method == "POST":
+            if err.status in (400, 405, 411, 413) and method in ("POST", "PUT"):
                 self.close_connection = True  # the body may be unread
             self._send(err.status, err.body())
+        except (ConnectionError, TimeoutError):  # the client went away or stalled
+            self.close_connection = True
         except Exception as exc:  # noqa: BLE001 - one failing request must not kill the server
             self._send(500, ApiError(500, f"embedding failed: {type(exc).__name__}: {exc}",
                                      "server_error").body())
@@ -258,6 +334,34 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_DELETE(self) -> None:  # noqa: N802
         self._dispatch("DELETE")
+
+
+def _nesting(text: str) -> int:
+    """The deepest ``[``/``{`` nesting of a JSON text (strings skipped), without parsing.
+
+    >>> _nesting('{"a": [[1], "[[["]}')
+    3
+    """
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > MAX_JSON_DEPTH:
+                return deepest
+        elif ch in "]}":
+            depth -= 1
+    return deepest
 
 
 def make_server(model: str | None = None, host: str = "127.0.0.1", port: int = 8080, *,
@@ -285,16 +389,34 @@ def make_server(model: str | None = None, host: str = "127.0.0.1", port: int = 8
                            strict_model=strict_model, quiet=quiet)
 
 
-def serve(server: EmbeddingServer, *, install_signals: bool = True, out: Any = None) -> None:
-    """Run ``server`` until SIGINT/SIGTERM (or ``server.shutdown()``), then close it."""
+def serve(server: EmbeddingServer, *, install_signals: bool = True, out: Any = None,
+          grace_s: float = SHUTDOWN_GRACE_S) -> None:
+    """Run ``server`` until SIGINT/SIGTERM (or ``server.shutdown()``), then close it; after a
+    signal, requests still running after ``grace_s`` seconds are abandoned (the process
+    exits)."""
     out = out if out is not None else sys.stderr
     previous: dict[int, Any] = {}
+    stopping: list[float] = []
+    finished = threading.Event()
 
     def stop(signum: int, _frame: Any) -> None:
-        print(f"memlab serve-embeddings: {signal.Signals(signum).name}, shutting down",
-              file=out, flush=True)
+        name = signal.Signals(signum).name
+        if stopping:  # a second signal: leave now
+            print(f"memlab serve-embeddings: {name} again, exiting", file=out, flush=True)
+            os._exit(128 + signum)
+        stopping.append(time.monotonic())
+        print(f"memlab serve-embeddings: {name}, shutting down", file=out, flush=True)
         # shutdown() waits for serve_forever() to return: call it from another thread
         threading.Thread(target=server.shutdown, daemon=True).start()
+
+        def deadline() -> None:  # in-flight requests get grace_s, not forever
+            if finished.wait(grace_s):
+                return
+            print("memlab serve-embeddings: requests still running after "
+                  f"{grace_s:g}s, exiting", file=out, flush=True)
+            os._exit(128 + signum)
+
+        threading.Thread(target=deadline, daemon=True).start()
 
     if install_signals and threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -302,10 +424,14 @@ def serve(server: EmbeddingServer, *, install_signals: bool = True, out: Any = N
     print(f"memlab serve-embeddings: model {server.model_name!r} "
           f"({int(server.provider.dims)} dims) on {server.url} "
           "(POST /embeddings, GET /models, GET /health)", file=out, flush=True)
+    if server.api_key is None:
+        print("memlab serve-embeddings: no --api-key-env: any process that can reach "
+              f"{server.url} can use this server", file=out, flush=True)
     try:
         server.serve_forever(poll_interval=0.2)
     finally:
         server.server_close()
+        finished.set()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         print("memlab serve-embeddings: stopped", file=out, flush=True)
