@@ -28,8 +28,17 @@ def wants_collection(args: argparse.Namespace) -> bool:
 
 def run_collection_eval(args: argparse.Namespace) -> int:
     """Evaluate the collection and print it (Markdown, CSV or JSON)."""
+    import sys
+
     from memlab.eval.collection import evaluate_collection
 
+    ignored = [flag for flag, on in (("--runs-dir", getattr(args, "runs_dir", None)),
+                                     ("--unknown-ids", getattr(args, "unknown_ids", None)),
+                                     ("--format latex", getattr(args, "format", "") == "latex"))
+               if on]
+    if ignored:
+        print(f"memlab: {', '.join(ignored)} not used when evaluating a collection",
+              file=sys.stderr)
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
     systems = args.config or ["keyword", "vector", "hybrid"]
     result = evaluate_collection(args.dataset, systems, metrics, depth=args.depth,
