@@ -38,6 +38,7 @@ __all__ = [
     "OPENCLAW_2026_9",
     "RETIRED_PATHS",
     "Config2026_9",
+    "doctor_fix",
     "MemorySearch2026_9",
     "ResolvedSearch2026_9",
     "read_config",
@@ -390,6 +391,53 @@ def strip_retired(config: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]
                 del memory["search"]
             if not memory:
                 del owner["memory"]
+    return out, removed
+
+
+def _known_keys(model: type[StrictModel]) -> dict[str, type[StrictModel] | None]:
+    """camelCase key -> its sub-model (``None`` for a leaf) of ``model``."""
+    out: dict[str, type[StrictModel] | None] = {}
+    for name, info in model.model_fields.items():
+        sub = next((a for a in getattr(info.annotation, "__args__", (info.annotation,))
+                    if isinstance(a, type) and issubclass(a, StrictModel)), None)
+        out[info.alias or name] = None if sub is SecretRef2026_9 else sub
+    return out
+
+
+def _drop_unknown(tree: dict[str, Any], model: type[StrictModel], prefix: str,
+                  removed: list[str]) -> None:
+    known = _known_keys(model)
+    for key in list(tree):
+        if key not in known:
+            del tree[key]
+            removed.append(prefix + key)
+        elif known[key] is not None and isinstance(tree[key], dict):
+            _drop_unknown(tree[key], known[key], f"{prefix}{key}.", removed)
+            if not tree[key]:
+                del tree[key]
+
+
+def doctor_fix(config: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """What ``openclaw doctor --fix --non-interactive`` of 2026.9.6 leaves of the memory-search
+    settings (checked against the real doctor, tests/data/openclaw-2026.9/config_cases.json):
+    :func:`strip_retired`, then every key the strict schema does not know (e.g.
+    ``query.hybrid.enabled``, ``sync.onSearch``) removed too, emptied parents with it.
+    Returns the fixed copy and every removed key path.
+
+    >>> doctor_fix({"memory": {"search": {"provider": "none",
+    ...                                   "query": {"hybrid": {"enabled": False}}}}})
+    ({'memory': {'search': {'provider': 'none'}}}, ['memory.search.query.hybrid'])
+    """
+    out, removed = strip_retired(config)
+    scopes: list[tuple[str, Any]] = [("", out)]
+    entries = _at(out, "agents", "entries")
+    if isinstance(entries, dict):
+        scopes += [(f"agents.entries.{aid}.", e) for aid, e in entries.items()
+                   if isinstance(e, dict)]
+    for prefix, owner in scopes:
+        search = _at(owner, "memory", "search")
+        if isinstance(search, dict):
+            _drop_unknown(search, MemorySearch2026_9, f"{prefix}memory.search.", removed)
     return out, removed
 
 

@@ -15,6 +15,7 @@ from memlab.config.errors import ConfigError
 from memlab.config.schema_2026_9 import (
     DEFAULTS_2026_9,
     RETIRED_PATHS,
+    doctor_fix,
     read_config,
     retired_message,
     strip_retired,
@@ -127,11 +128,25 @@ def test_validation_agrees_with_openclaw_config_validate(case):
 
 
 @pytest.mark.parametrize("case", _recorded_cases(), ids=lambda c: c["name"])
-def test_strip_retired_agrees_with_openclaw_doctor_fix(case):
+def test_doctor_fix_agrees_with_openclaw_doctor_fix(case):
     after = case["doctor"]["configAfter"]
-    cleaned, _removed = strip_retired(case["config"])
+    if case["doctor"]["exitCode"] != 0:
+        pytest.skip(f"openclaw doctor --fix did not finish: {case['doctor']['stderr'][-200:]}")
+    cleaned, _removed = doctor_fix(case["config"])
     if "agents" in case["config"] and "memorySearch" in json.dumps(case["config"]):
         pytest.skip("the 2026.7 layout is migrated by other doctor rules")
     mine = {k: cleaned.get(k) for k in ("memory",) if k in cleaned}
     theirs = {k: after.get(k) for k in ("memory",) if k in after}
     assert mine == theirs
+    for aid, entry in (after.get("agents", {}).get("entries") or {}).items():
+        assert entry.get("memory") == cleaned["agents"]["entries"][aid].get("memory")
+
+
+def test_doctor_fix_drops_unknown_keys_too():
+    cfg = {"memory": {"search": {"provider": "none", "sync": {"onSearch": False},
+                                 "query": {"maxResults": 2, "hybrid": {"mmr": {"enabled": True,
+                                                                              "lambda": 0.2}}}}}}
+    fixed, removed = doctor_fix(cfg)
+    assert fixed == {"memory": {"search": {"provider": "none", "query": {"maxResults": 2}}}}
+    assert removed == ["memory.search.query.hybrid.mmr.lambda", "memory.search.sync",
+                       "memory.search.query.hybrid"]
