@@ -280,21 +280,26 @@ def tag_bars(by_tag: Any, metric: str = "ndcg@10", *, systems: Sequence[str] | N
     pivot = pivot.reindex(index=tag_list, columns=systems)
     judged = frame.groupby("tag")["judged"].max().reindex(tag_list)
     fig, ax = _figure(width=max(WIDTH, 0.55 * len(tag_list) * max(1, len(systems)) / 2),
-                      height=4.2)
+                      height=4.8)
     n = max(1, len(systems))
     width = 0.8 / n
     xs = np.arange(len(tag_list))
     for i, name in enumerate(systems):
         ax.bar(xs - 0.4 + width * (i + 0.5), pivot[name].to_numpy(dtype=np.float64), width,
                label=name)
-    ax.set_xticks(xs, [f"{t}\n(n={int(j)})" if pd.notna(j) else t
-                       for t, j in zip(tag_list, judged, strict=True)], fontsize=8)
+    # slanted labels anchored at their end never run into a neighbour, however long the tag
+    ax.set_xticks(xs, [f"{t} (n={int(j)})" if pd.notna(j) else t
+                       for t, j in zip(tag_list, judged, strict=True)], fontsize=8,
+                  rotation=30, ha="right", rotation_mode="anchor")
     ax.set_xlabel("query tag (n = judged queries)")
     ax.set_ylabel(_metric_label(metric))
     ax.set_ylim(0, max(1.0, float(np.nanmax(pivot.to_numpy(dtype=np.float64), initial=0))))
-    ax.set_title(title or f"{metric} per query tag")
+    rows = -(-n // 4)
+    ax.set_title(title or f"{metric} per query tag", pad=6 + 14 * rows)
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(title="system", fontsize="small", ncols=min(4, n))
+    # between the title and the axes, so it never hides a bar
+    ax.legend(fontsize="small", ncols=min(4, n), loc="lower center",
+              bbox_to_anchor=(0.5, 1.0), frameon=False, borderaxespad=0.2)
     return fig
 
 
@@ -405,18 +410,62 @@ def abstention_tradeoff(curve: pd.DataFrame, *, min_score: float | None = None,
     return fig
 
 
+#: Smallest quality range a provider plot's y-axis spans (metric units, 0-1): differences
+#: below it are noise on a labelled query set, and a tighter axis makes identical models look
+#: different.
+MIN_QUALITY_SPAN = 0.05
+
+
+def _quality_limits(values: np.ndarray, span: float = MIN_QUALITY_SPAN) -> tuple[float, float]:
+    """y-limits around ``values`` spanning at least ``span`` (plus a margin), kept in 0-1 when
+    the values are.
+
+    >>> _quality_limits(np.array([0.4181, 0.4183]))
+    (0.3932, 0.4432)
+    """
+    lo, hi = float(np.nanmin(values)), float(np.nanmax(values))
+    pad = max((hi - lo) * 0.15, 0.0)
+    lo, hi = lo - pad, hi + pad
+    if hi - lo < span:
+        mid = (hi + lo) / 2
+        lo, hi = mid - span / 2, mid + span / 2
+    if lo < 0 <= np.nanmin(values):
+        lo, hi = 0.0, hi - lo
+    if hi > 1 >= np.nanmax(values):
+        lo, hi = lo - (hi - 1), 1.0
+    return round(lo, 4), round(hi, 4)
+
+
+def _label_points(ax: Any, xs: Sequence[float], ys: Sequence[float], names: Sequence[str]
+                  ) -> None:
+    """Provider names beside their points. A label whose point sits at about the height of
+    an earlier one (within 4% of the y-axis) goes below its point instead of above, then
+    further down, so labels of near-equal providers do not print over each other."""
+    low, high = ax.get_ylim()
+    tol = 0.04 * (high - low)
+    placed: list[float] = []
+    for x, y, name in sorted(zip(xs, ys, names, strict=True)):
+        level = sum(1 for py in placed if abs(py - y) < tol)
+        placed.append(y)
+        ax.annotate(name, (x, y), textcoords="offset points", xytext=(6, 5 - 13 * level),
+                    fontsize=8, va="bottom" if level == 0 else "top")
+
+
 def provider_tradeoff(frame: pd.DataFrame, quality: str = "ndcg@10", *,
                       latency: str | None = None, cost: str | None = None,
                       name: str = "provider", latency_label: str = "query latency, p50 (ms)",
                       cost_label: str = "cost (USD per 1M tokens)", log_latency: bool = True,
-                      title: str | None = None):
-    """Provider quality against latency and (when the column exists) against cost.
+                      min_span: float = MIN_QUALITY_SPAN, title: str | None = None):
+    """Provider quality against latency and (when costs differ) against cost.
 
     ``frame``: one row per provider with columns ``provider`` (``name``), the quality metric,
     a latency column (``latency``; default the first of ``p50_ms``, ``query_p50_ms``) and a
     cost column (``cost``; default the first of ``cost``, ``usd_per_1m``: the columns of
-    :func:`memlab.embed.bench.bench_providers`; NaN cells are left out, 0 for local models).
-    Each point is labelled with its provider.
+    :func:`memlab.cli.bench.bench_providers`; NaN cells are left out, 0 for local models).
+    Each point is labelled with its provider. The quality axis spans at least ``min_span``
+    (:data:`MIN_QUALITY_SPAN`), so models within noise of each other look alike; when every
+    provider costs the same (e.g. all local, 0) the cost panel would be one vertical line, so
+    it is left out and the latency panel's title says what they all cost.
     """
     if latency is None:
         latency = next((c for c in ("p50_ms", "query_p50_ms") if c in frame.columns), "p50_ms")
@@ -425,7 +474,10 @@ def provider_tradeoff(frame: pd.DataFrame, quality: str = "ndcg@10", *,
     for col in (name, quality, latency):
         if col not in frame.columns:
             raise KeyError(f"no column {col!r}; columns: {', '.join(map(str, frame.columns))}")
-    with_cost = cost is not None and cost in frame.columns and frame[cost].notna().any()
+    costs = (frame.loc[frame[quality].notna(), cost].dropna()
+             if cost is not None and cost in frame.columns else pd.Series(dtype=float))
+    same_cost = len(costs) > 0 and costs.nunique() == 1
+    with_cost = len(costs) > 0 and not same_cost
     fig, axes = _figure(width=WIDTH + (3.5 if with_cost else 0), height=4.2,
                         ncols=2 if with_cost else 1)
     axes = list(axes) if with_cost else [axes]
@@ -438,19 +490,25 @@ def provider_tradeoff(frame: pd.DataFrame, quality: str = "ndcg@10", *,
         for _, row in sub.iterrows():
             ax.scatter(row[col], row[quality], s=60, color=colors[row[name]],
                        label=str(row[name]), zorder=3)
-            ax.annotate(str(row[name]), (row[col], row[quality]), textcoords="offset points",
-                        xytext=(5, 5), fontsize=8)
         if log and len(sub) and (sub[col] > 0).all():
             ax.set_xscale("log")
         else:
             from matplotlib.ticker import MaxNLocator
 
             ax.xaxis.set_major_locator(MaxNLocator(5))
-        ax.margins(x=0.18, y=0.12)
+        ax.margins(x=0.25)
+        if len(sub):
+            ax.set_ylim(*_quality_limits(sub[quality].to_numpy(dtype=np.float64), min_span))
+        _label_points(ax, sub[col].tolist(), sub[quality].tolist(),
+                      sub[name].astype(str).tolist())
         ax.set_xlabel(label + (", log scale" if ax.get_xscale() == "log" else ""))
         ax.set_ylabel(_metric_label(quality))
         ax.grid(alpha=0.3)
-    axes[0].set_title(f"{quality} vs latency")
+    head = f"{quality} vs latency"
+    if same_cost:
+        unit = cost_label.split("(")[-1].rstrip(")")
+        head += f"\n(every provider costs {float(costs.iloc[0]):g} {unit}: no cost panel)"
+    axes[0].set_title(head)
     if with_cost:
         axes[1].set_title(f"{quality} vs cost")
     handles, labels = axes[0].get_legend_handles_labels()
@@ -537,6 +595,19 @@ def mmr_rank_change(before: pd.DataFrame, after: pd.DataFrame, *, top: int = 10,
         ax.spines[side].set_visible(False)
     q = query if query is not None else (str(before["query"].iloc[0])
                                          if "query" in before and len(before) else "")
-    ax.set_title(title or (f"MMR re-ranking: “{q[:60]}”" if q else "MMR re-ranking"),
+    ax.set_title(title or (f"MMR re-ranking: “{_wrap_query(q)}”" if q else "MMR re-ranking"),
                  fontsize=10)
     return fig
+
+
+def _wrap_query(query: str, width: int = 56, lines: int = 2) -> str:
+    """The query on at most ``lines`` lines of ``width`` characters, broken between words and
+    ended with "…" when longer (a title that fits the figure instead of being cut).
+
+    >>> _wrap_query("a b c d e f g", width=5, lines=2).splitlines()
+    ['a b c', 'd e…']
+    """
+    import textwrap
+
+    return "\n".join(textwrap.wrap(" ".join(query.split()), width, max_lines=lines,
+                                    placeholder="…"))

@@ -153,3 +153,56 @@ def test_mmr_rank_change_from_pipeline(tmp_path):
     fig = plots.mmr_rank_change(before, after, top=6)
     assert fig.axes[0].get_title().startswith("MMR")
     _render(fig, tmp_path / "mmr.png")
+
+
+def _tick_boxes_overlap(fig) -> bool:
+    """Whether neighbouring tick labels collide: upright labels when their boxes overlap;
+    labels slanted by the same angle are parallel lines, which collide when the distance
+    between them (tick spacing x sin(angle)) is below the text height."""
+    import math
+
+    fig.draw_without_rendering()
+    labels = [t for t in fig.axes[0].get_xticklabels() if t.get_text()]
+    angle = labels[0].get_rotation() % 180
+    if angle == 0:
+        boxes = [t.get_window_extent() for t in labels]
+        return any(a.overlaps(b) for a, b in zip(boxes, boxes[1:], strict=False))
+    xs = [fig.axes[0].transData.transform((x, 0))[0] for x in fig.axes[0].get_xticks()]
+    height = max(t.get_fontsize() for t in labels) * fig.dpi / 72
+    return min(b - a for a, b in zip(xs, xs[1:], strict=False)) * math.sin(
+        math.radians(angle)) < height
+
+
+def test_tag_bar_labels_never_overlap_and_legend_stays_off_the_bars(tmp_path):
+    tags = ["cjk", "duplicate-heavy", "evergreen", "exact", "multi", "paraphrase", "session",
+            "temporal", "thai", "a-really-long-tag-name"]
+    rows = [{"system": s, "tag": t, "queries": 20, "judged": 12, "ndcg@10": 0.9}
+            for s in ("keyword", "hybrid") for t in tags]
+    fig = plots.tag_bars(pd.DataFrame(rows))
+    fig.savefig(tmp_path / "tags.png", dpi=80)
+    assert not _tick_boxes_overlap(fig)
+    legend = fig.axes[0].get_legend().get_window_extent()
+    assert legend.y0 >= fig.axes[0].get_window_extent().y1 - 1  # above the plotting area
+
+
+def test_provider_tradeoff_identical_models_and_equal_costs(tmp_path):
+    frame = pd.DataFrame({"provider": ["local:minilm", "local:minilm-int8-onnx"],
+                          "ndcg@10": [0.4181, 0.4183], "p50_ms": [9.0, 6.0],
+                          "cost": [0.0, 0.0]})
+    fig = plots.provider_tradeoff(frame)
+    assert len(fig.axes) == 1  # all costs equal: no one-line cost panel
+    low, high = fig.axes[0].get_ylim()
+    assert high - low >= plots.MIN_QUALITY_SPAN - 1e-9  # not a 0.0002-wide axis
+    assert "every provider costs 0" in fig.axes[0].get_title()
+    texts = [t for t in fig.axes[0].texts]
+    ys = [t.xyann[1] for t in texts]
+    assert len(set(ys)) == 2  # near-equal points: labels stacked, not printed over each other
+    _render(fig, tmp_path / "same.png")
+
+
+def test_mmr_title_wraps_instead_of_cutting():
+    long = "when is the deploy window for the billing service moved to tuesday and who said so"
+    assert plots._wrap_query(long) == ("when is the deploy window for the billing service moved\n"
+                                       "to tuesday and who said so")
+    assert plots._wrap_query(long * 3).endswith("…")
+    assert all(len(line) <= 56 for line in plots._wrap_query(long * 3).split("\n"))
