@@ -417,10 +417,31 @@ def _drop_unknown(tree: dict[str, Any], model: type[StrictModel], prefix: str,
                 del tree[key]
 
 
+def _move_legacy_layout(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The doctor's layout migration of the memory search: top-level ``memorySearch`` and
+    ``agents.defaults.memorySearch`` to ``memory.search``, ``agents.entries.<id>.memorySearch``
+    to ``agents.entries.<id>.memory.search`` (an existing ``memory.search`` value wins)."""
+    out = copy.deepcopy(dict(config))
+    agents = out.get("agents") if isinstance(out.get("agents"), dict) else {}
+    defaults = agents.get("defaults") if isinstance(agents.get("defaults"), dict) else {}
+    for owner, key in ((out, "memorySearch"), (defaults, "memorySearch")):
+        legacy = owner.pop(key, None)
+        if isinstance(legacy, dict):
+            memory = out.setdefault("memory", {})
+            memory["search"] = {**legacy, **memory.get("search", {})}
+    for entry in (agents.get("entries") or {}).values():
+        if isinstance(entry, dict) and isinstance(entry.get("memorySearch"), dict):
+            legacy = entry.pop("memorySearch")
+            memory = entry.setdefault("memory", {})
+            memory["search"] = {**legacy, **memory.get("search", {})}
+    return out
+
+
 def doctor_fix(config: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """What ``openclaw doctor --fix --non-interactive`` of 2026.9.6 leaves of the memory-search
     settings (checked against the real doctor, tests/data/openclaw-2026.9/config_cases.json):
-    :func:`strip_retired`, then every key the strict schema does not know (e.g.
+    the 2026.7 layout moved to ``memory.search``, :func:`strip_retired`, then every key the
+    strict schema does not know (e.g.
     ``query.hybrid.enabled``, ``sync.onSearch``) removed too, emptied parents with it.
     Returns the fixed copy and every removed key path.
 
@@ -428,7 +449,7 @@ def doctor_fix(config: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
     ...                                   "query": {"hybrid": {"enabled": False}}}}})
     ({'memory': {'search': {'provider': 'none'}}}, ['memory.search.query.hybrid'])
     """
-    out, removed = strip_retired(config)
+    out, removed = strip_retired(_move_legacy_layout(config))
     scopes: list[tuple[str, Any]] = [("", out)]
     entries = _at(out, "agents", "entries")
     if isinstance(entries, dict):

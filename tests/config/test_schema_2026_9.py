@@ -133,13 +133,21 @@ def test_doctor_fix_agrees_with_openclaw_doctor_fix(case):
     if case["doctor"]["exitCode"] != 0:
         pytest.skip(f"openclaw doctor --fix did not finish: {case['doctor']['stderr'][-200:]}")
     cleaned, _removed = doctor_fix(case["config"])
-    if "agents" in case["config"] and "memorySearch" in json.dumps(case["config"]):
-        pytest.skip("the 2026.7 layout is migrated by other doctor rules")
     mine = {k: cleaned.get(k) for k in ("memory",) if k in cleaned}
     theirs = {k: after.get(k) for k in ("memory",) if k in after}
     assert mine == theirs
+    mine_entries = cleaned.get("agents", {}).get("entries") or {}
     for aid, entry in (after.get("agents", {}).get("entries") or {}).items():
-        assert entry.get("memory") == cleaned["agents"]["entries"][aid].get("memory")
+        assert entry.get("memory") == (mine_entries.get(aid) or {}).get("memory")
+
+
+def test_doctor_fix_moves_the_2026_7_layout():
+    fixed, removed = doctor_fix({"agents": {"defaults": {"memorySearch": {
+        "provider": "none", "query": {"maxResults": 4, "hybrid": {"vectorWeight": 0.6}},
+        "chunking": {"tokens": 300}}}}})
+    assert fixed["memory"] == {"search": {"provider": "none", "query": {"maxResults": 4}}}
+    assert "memorySearch" not in fixed["agents"]["defaults"]
+    assert removed == ["memory.search.chunking", "memory.search.query.hybrid.vectorWeight"]
 
 
 def test_doctor_fix_drops_unknown_keys_too():
