@@ -1,0 +1,421 @@
+"""The 2026.9 ranking profile: ``openclaw memory search`` of OpenClaw 2026.9.6.
+
+:class:`Search2026_9` indexes a workspace into the profile's index
+(:mod:`memlab.profiles.index_2026_9`) and searches it the way 2026.9.6's
+``MemorySearchOrchestration.search`` does (docs/openclaw-2026.9.md, sections 0-11):
+
+1. the keyword leg (:mod:`memlab.profiles.keyword_2026_9`): body and path FTS, exact-path
+   tiers, the 2026.9 fallback, 200 candidates, boosted against the full query;
+2. the vector leg: the 200 nearest chunks by sqlite-vec's cosine distance (k = 1600 covers the
+   whole top 200, so the widening rules do not change the result;
+   :func:`memlab.index.vectors.parity_cosine`), or the exact double-precision scan when
+   ``store.vector.enabled`` is false;
+3. ``mergeHybridResults``: ``0.7·v + 0.3·b`` (:func:`memlab.kernels.fusion.fuse_scores` with the
+   boosted score, the path score for non-exact path-only hits, 0 for exact hits), exact hits
+   ranked by ``(1 + clamp(c))/2`` (:func:`memlab.kernels.tiers.exact_tie_score`), temporal decay
+   (always on, 30 days: dated paths at any depth with slugs, ``USER.md`` evergreen, sessions by
+   their indexed mtime), importance and project multipliers (:mod:`memlab.annotations`), exact
+   tiers 3, 2, 1 first (MMR within each), then the rest sorted and MMR-reranked with the
+   empty-token rule;
+4. ``selectHybridSearchResults`` on the 200 universe (:func:`memlab.kernels.selection
+   .select_hybrid`), then the cut to ``maxResults``.
+
+Keyword-only (provider ``none``): ``finalizeKeywordOnlyResults`` (no MMR, relaxed floor 0).
+
+>>> import tempfile, pathlib
+>>> ws = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (ws / "MEMORY.md").write_text("- Billing deploy window is Tuesday <!-- importance: 9 -->")
+>>> s = Search2026_9(ws, {"memory": {"search": {"provider": "none"}}}, index_path=":memory:")
+>>> r = s.search("billing deploy", now="2026-10-01T00:00:00Z")["results"][0]
+>>> r["path"], r["importance"], round(r["score"], 4)
+('MEMORY.md', 9, 0.852)
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+import sqlite3
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from memlab.annotations import importance_multiplier, project_eligible, project_multiplier
+from memlab.config.schema_2026_9 import ResolvedSearch2026_9, read_config
+from memlab.kernels.decay import DAY_MS
+from memlab.kernels.fusion import fuse_scores
+from memlab.kernels.mmr import jaccard_rows, mmr_order
+from memlab.kernels.mmr_empty import empty_token_similarity
+from memlab.kernels.selection import select_hybrid
+from memlab.kernels.tiers import exact_path_matcher, exact_tie_score
+from memlab.profiles import index_2026_9 as store
+from memlab.profiles.keyword_2026_9 import (
+    SNIPPET_MAX_CHARS,
+    compare_keyword_hits,
+    search_keyword_with_fallback,
+)
+from memlab.profiles.locale import locale_compare
+from memlab.stages.decay import to_epoch_ms
+from memlab.text.js import JS_WHITESPACE, truncate_utf16
+from memlab.text.tokenize import openclaw_mmr_tokens
+from memlab.workspace import dated_path_date, is_evergreen
+
+__all__ = ["Search2026_9", "SEARCH_CANDIDATE_UNIVERSE"]
+
+SEARCH_CANDIDATE_UNIVERSE = 200
+VECTOR_WEIGHT, TEXT_WEIGHT = 0.7, 0.3
+HALF_LIFE_DAYS = 30.0
+MMR_LAMBDA = 0.7
+#: OpenAI-compatible providers: min(8192, 8000) UTF-8 bytes per chunk (provider_input_cap).
+PROVIDER_INPUT_CAP = 8000
+
+
+def _memlab_config(raw: Mapping[str, Any], resolved: ResolvedSearch2026_9):
+    """A memlab config for the embedder: the 2026.9 provider settings in the 2026.7 shape."""
+    from memlab.config import load_config
+
+    ms: dict[str, Any] = {"provider": resolved.provider}
+    search = (raw.get("memory") or {}).get("search") or {}
+    for key in ("model", "remote", "fallback", "outputDimensionality", "inputType",
+                "queryInputType", "documentInputType", "local"):
+        if key in search:
+            ms[key] = search[key]
+    return load_config({"memorySearch": ms, "memlab": dict(raw.get("memlab") or {})})
+
+
+class Search2026_9:
+    """OpenClaw 2026.9.6's memory search over a workspace (module docstring).
+
+    Parameters
+    ----------
+    workspace
+        The agent workspace (``MEMORY.md``, ``USER.md``, ``memory/``, ``sessions/<agent>/``).
+    config
+        A whole config in the 2026.9 layout (``memory.search``, ``agents.entries``), plus an
+        optional ``memlab`` key (``embeddingCache``, ``indexPath``...).
+    agent_id
+        The agent whose ``agents.entries.<id>.memory.search`` applies (default ``main``).
+    index_path
+        The index file (``":memory:"`` for none); rebuilt when its identity differs.
+    embedder
+        An embedding provider to use instead of the configured one (tests).
+    """
+
+    def __init__(self, workspace: str | Path, config: Mapping[str, Any],
+                 agent_id: str | None = None, index_path: str | Path = ":memory:",
+                 embedder: Any = None, sync: bool = True) -> None:
+        self.workspace = Path(workspace).expanduser()
+        if not self.workspace.is_dir():
+            raise FileNotFoundError(f"memory workspace not found: {workspace}")
+        self.raw = dict(config)
+        self.agent_id = agent_id or "main"
+        self.settings = read_config(self.raw).resolve(self.agent_id)
+        self.keyword_only = self.settings.provider == "none"
+        self._embedder = embedder
+        self.index_path = str(index_path)
+        self.con = sqlite3.connect(self.index_path)
+        self.rebuilt = False
+        if sync:
+            self.sync()
+
+    # ------------------------------------------------------------------ index
+    @property
+    def embedder(self) -> Any:
+        """The embedding provider (``None`` for ``provider: "none"``)."""
+        if self._embedder is None and not self.keyword_only:
+            from memlab.embed.factory import make_embedder
+
+            self._embedder = make_embedder(_memlab_config(self.raw, self.settings))
+        return self._embedder
+
+    def index_settings(self) -> dict[str, Any]:
+        """What the index identity covers besides the files."""
+        s = self.settings
+        return {"profile": "2026.9", "provider": s.provider,
+                "model": None if self.keyword_only else (s.model or s.provider),
+                "ftsTokenizer": s.fts_tokenizer, "sources": list(s.sources),
+                "chunkingVersion": store.CHUNKING_VERSION}
+
+    def sync(self, force: bool = False) -> dict[str, Any]:
+        """Bring the index up to date (a full rebuild when anything changed)."""
+        files = store.collect_files(self.workspace, self.settings.sources,
+                                    self.settings.extra_paths, self.agent_id)
+        settings = self.index_settings()
+        ident = store.identity(files, settings)
+        meta = store.stored_meta(self.con)
+        if force or meta is None or meta.get("identity") != ident:
+            embed = None if self.keyword_only else self.embedder.embed_documents
+            meta = store.build_index(self.con, files, {**settings, "identity": ident},
+                                     embed, None if self.keyword_only else PROVIDER_INPUT_CAP)
+            self.rebuilt = True
+        self.meta = meta
+        self._mtimes = dict(((src, path), mtime) for path, src, mtime in self.con.execute(
+            f"SELECT path, source, mtime FROM {store.SOURCES_TABLE}"))
+        return meta
+
+    def close(self) -> None:
+        """Close the index file."""
+        self.con.close()
+
+    # ------------------------------------------------------------------ legs
+    def _metadata(self, hits: list[dict]) -> list[dict]:
+        """``attachRecallMetadata``: importance, triggers, project key, provenance, mtime."""
+        out = []
+        for h in hits:
+            row = self.con.execute(
+                f"SELECT importance, triggers, project_key FROM {store.CHUNKS_TABLE} WHERE id = ?",
+                (h["id"],)).fetchone()
+            if row is None:
+                continue
+            importance, triggers, project = row
+            mtime = self._mtimes.get((h["source"], h["path"]))
+            h["sourceMtime"] = mtime if h["source"] == "sessions" else None
+            if isinstance(importance, int):
+                h["importance"] = importance
+            if isinstance(triggers, str) and triggers.strip(JS_WHITESPACE):
+                h["triggers"] = triggers.strip(JS_WHITESPACE)
+            if isinstance(project, str) and project.strip(JS_WHITESPACE):
+                h["projectKey"] = project.strip(JS_WHITESPACE)
+            h["provenance"] = {"originClass": "agent", "sessionKind": "unknown",
+                               "observedAt": None if mtime is None else int(mtime)}
+            out.append(h)
+        return out
+
+    def _vector_hits(self, query: str, limit: int) -> list[dict]:
+        from memlab.index.vectors import js_cosine, parity_cosine
+
+        qvec = np.asarray(self.embedder.embed_query(query), dtype=np.float64)
+        if not np.any(qvec != 0):
+            return []
+        src = list(self.settings.search_sources)
+        rows = self.con.execute(
+            f"SELECT id, path, source, start_line, end_line, text, embedding FROM "
+            f"{store.CHUNKS_TABLE} WHERE embedding IS NOT NULL AND source IN "
+            f"({', '.join('?' for _ in src)}) ORDER BY rowid", src).fetchall()
+        if not rows:
+            return []
+        docs = np.stack([np.frombuffer(r[6], dtype="<f4") for r in rows])
+        cosine = parity_cosine if self.settings.vector_enabled else js_cosine
+        scores = cosine(qvec, docs)
+        if self.settings.vector_enabled:  # sqlite-vec: ORDER BY distance (NULL first)
+            key = np.where(np.isnan(scores), -np.inf, -scores)
+        else:
+            key = np.where(np.isfinite(scores), -scores, np.inf)
+        order = np.argsort(key, kind="stable")[:limit]
+        return [{"id": rows[i][0], "path": rows[i][1], "source": rows[i][2],
+                 "startLine": rows[i][3], "endLine": rows[i][4],
+                 "score": 1.0 if np.isnan(scores[i]) else float(scores[i]),
+                 "snippet": truncate_utf16(rows[i][5], SNIPPET_MAX_CHARS)} for i in order]
+
+    # ------------------------------------------------------------------ ranking
+    def _timestamps(self, entries: list[dict]) -> np.ndarray:
+        """``extractTimestamp`` of each entry (ms; NaN: no decay)."""
+        cache: dict[tuple[str, str], float] = {}
+        out = []
+        for e in entries:
+            key = (e["source"], e["path"])
+            if key not in cache:
+                cache[key] = self._timestamp(e)
+            out.append(cache[key])
+        return np.array(out, dtype=np.float64)
+
+    def _timestamp(self, e: dict) -> float:
+        if e["source"] == "sessions":
+            m = e.get("sourceMtime")
+            return float(m) if m is not None and math.isfinite(m) else math.nan
+        day = dated_path_date(e["path"], rule="2026.8")
+        if day is not None:
+            return float(np.datetime64(day.isoformat(), "ms").astype(np.int64))
+        if e["source"] == "memory" and is_evergreen(e["path"], "memory", rule="2026.8"):
+            return math.nan
+        try:
+            return os.stat(self.workspace / e["path"]).st_mtime_ns / 1e6
+        except OSError:
+            return math.nan
+
+    def _decay(self, entries: list[dict], now_ms: float) -> None:
+        """Temporal decay, then importance, in place on ``score`` (JS operation order)."""
+        if not entries:
+            return
+        ts = self._timestamps(entries)
+        scores = np.array([e["score"] for e in entries], dtype=np.float64)
+        age = (now_ms - ts) / DAY_MS
+        lam = math.log(2) / HALF_LIFE_DAYS
+        decayed = np.where(np.isnan(ts), scores, scores * np.exp(-lam * np.maximum(0.0, age)))
+        weighted = decayed * importance_multiplier([e.get("importance") for e in entries])
+        for e, s in zip(entries, weighted.tolist(), strict=True):
+            e["score"] = s
+
+    @staticmethod
+    def _projects(entries: list[dict], active: set[str] | None) -> list[dict]:
+        """``applyProjectRanking``: invalid entries dropped, ×1.15/×0.9 with active projects."""
+        keys = [e.get("projectKey") for e in entries]
+        keep = project_eligible(keys)
+        mult = project_multiplier(keys, active)
+        out = []
+        for e, k, m in zip(entries, keep.tolist(), mult.tolist(), strict=True):
+            if k:
+                if active:
+                    e["score"] = e["score"] * m
+                out.append(e)
+        return out
+
+    @staticmethod
+    def _mmr(entries: list[dict], key: str) -> list[dict]:
+        """``mmrRerank`` (λ 0.7) on ``entries[key]``, list order as the tie order."""
+        if len(entries) <= 1:
+            return list(entries)
+        token_sets = [openclaw_mmr_tokens(e["snippet"]) for e in entries]
+        vocab: dict[str, int] = {}
+        indptr, indices = [0], []
+        for toks in token_sets:
+            indices.extend(vocab.setdefault(t, len(vocab)) for t in sorted(toks))
+            indptr.append(len(indices))
+        matrix = sp.csr_matrix((np.ones(len(indices), dtype=np.float32), indices, indptr),
+                               shape=(len(entries), max(len(vocab), 1)))
+        sim = jaccard_rows(matrix, np.arange(len(entries)))
+        sim = empty_token_similarity(sim, [len(t) for t in token_sets],
+                                     [e["snippet"].lower() for e in entries])
+        scores = np.array([e[key] for e in entries], dtype=np.float64)
+        return [entries[i] for i in mmr_order(scores, sim, MMR_LAMBDA).tolist()]
+
+    def _merge_hybrid(self, query: str, vector: list[dict], keyword: list[dict], now_ms: float,
+                      active: set[str] | None) -> list[dict]:
+        """``mergeHybridResults`` (module docstring, step 3)."""
+        tier = exact_path_matcher(query)
+        by_id: dict[str, dict] = {}
+        for r in vector:
+            by_id[r["id"]] = {**r, "vectorScore": r["score"], "textScore": 0.0,
+                              "rankingScore": 0.0, "pathScore": 0.0,
+                              "exactPathSpecificity": tier(r["path"]), "hasBodyMatch": False,
+                              "hasKeyword": False}
+        for r in keyword:
+            old = by_id.get(r["id"])
+            if old is not None:
+                old.update(textScore=r["textScore"], hasBodyMatch=r["hasBodyMatch"],
+                           rankingScore=r["score"], pathScore=r["pathScore"], hasKeyword=True,
+                           exactPathSpecificity=max(old["exactPathSpecificity"],
+                                                    r["exactPathSpecificity"]))
+                for meta in ("importance", "triggers", "projectKey", "provenance"):
+                    if old.get(meta) is None and r.get(meta) is not None:
+                        old[meta] = r[meta]
+                if r["snippet"]:
+                    old["snippet"] = r["snippet"]
+            else:
+                by_id[r["id"]] = {**r, "vectorScore": 0.0, "rankingScore": r["score"],
+                                  "hasKeyword": True}
+        entries = list(by_id.values())
+        if not entries:
+            return []
+        v = np.array([e["vectorScore"] for e in entries], dtype=np.float64)
+        t = np.array([e["textScore"] for e in entries], dtype=np.float64)
+        x = np.array([e["exactPathSpecificity"] for e in entries])
+        keyword_score = np.where(t > 0, [e["rankingScore"] for e in entries],
+                                 np.where(x > 0, 0.0, [e["pathScore"] for e in entries]))
+        content = fuse_scores("openclaw", VECTOR_WEIGHT, TEXT_WEIGHT, vector_score=v,
+                              text_score=keyword_score)
+        body = np.array([e["hasBodyMatch"] for e in entries], dtype=bool)
+        lexical = np.where(body & (t == 0), [e["rankingScore"] for e in entries], 0.0)
+        ranking = np.where(x > 0, exact_tie_score(content),
+                           np.where(content == 0, lexical, content))
+        for e, c, lr, s in zip(entries, content.tolist(), lexical.tolist(), ranking.tolist(),
+                               strict=True):
+            e.update(contentScore=c, lexicalRank=lr, score=s)
+        self._decay(entries, now_ms)
+        entries = self._projects(entries, active)
+        for e in entries:
+            e["rankingScore"] = e["score"]
+            e["score"] = (float(project_multiplier([e.get("projectKey")], active)[0])
+                          if e["exactPathSpecificity"] > 0
+                          else (0.0 if e["contentScore"] == 0 else e["score"]))
+
+        def by_ranking(a: dict, b: dict) -> int:
+            for k in ("rankingScore", "lexicalRank"):
+                d = b[k] - a[k]
+                if d:
+                    return 1 if d > 0 else -1
+            return (locale_compare(a["path"], b["path"]) or a["startLine"] - b["startLine"]
+                    or a["endLine"] - b["endLine"])
+
+        def by_score(a: dict, b: dict) -> int:
+            d = b["score"] - a["score"]
+            return (1 if d > 0 else -1) if d else by_ranking(a, b)
+
+        out: list[dict] = []
+        for level in (3, 2, 1):
+            group = sorted((e for e in entries if e["exactPathSpecificity"] == level),
+                           key=functools.cmp_to_key(by_ranking))
+            for e in self._mmr(group, "rankingScore"):
+                e["score"] = float(project_multiplier([e.get("projectKey")], active)[0])
+                out.append(e)
+        rest = sorted((e for e in entries if e["exactPathSpecificity"] == 0),
+                      key=functools.cmp_to_key(by_score))
+        return out + self._mmr(rest, "score")
+
+    def _finalize_keyword_only(self, hits: list[dict], universe: int, min_score: float,
+                               now_ms: float, active: set[str] | None) -> list[dict]:
+        """``finalizeKeywordOnlyResults`` (decay on)."""
+        for h in hits:
+            if h["exactPathSpecificity"] > 0:
+                h["score"] = exact_tie_score(h["score"] if h["hasBodyMatch"] else 0.0)
+        self._decay(hits, now_ms)
+        ranked = sorted(self._projects(hits, active), key=functools.cmp_to_key(
+            lambda a, b: compare_keyword_hits(a, b, False)))
+        for h in ranked:
+            if h["exactPathSpecificity"] > 0:
+                h["score"] = float(project_multiplier([h.get("projectKey")], active)[0])
+        strict = [h for h in ranked if h["score"] >= min_score]
+        return (strict or [h for h in ranked if h["score"] >= 0])[:universe]
+
+    # ------------------------------------------------------------------ search
+    def search(self, query: str, max_results: int | None = None,
+               min_score: float | None = None, now: Any = None,
+               active_projects: Iterable[str] | None = None) -> dict[str, Any]:
+        """``openclaw memory search QUERY --json`` of 2026.9.6: ``{"results": [...]}``.
+
+        ``active_projects`` are the session's project keys (the ``memory_search`` tool's
+        input; the CLI passes none). ``min_score`` (the CLI's ``--min-score``) bypasses the
+        config's clamp to [0, 1].
+        """
+        q = query.strip(JS_WHITESPACE)
+        if not q:
+            return {"results": []}
+        max_results = int(max_results or self.settings.max_results)
+        min_score = self.settings.min_score if min_score is None else float(min_score)
+        active = set(active_projects or ()) or None
+        universe = SEARCH_CANDIDATE_UNIVERSE if active else max(SEARCH_CANDIDATE_UNIVERSE,
+                                                                max_results)
+        candidates = min(200, max(1, math.floor(universe * 4)))
+        now_ms = to_epoch_ms(now)
+        sources = list(self.settings.search_sources)
+        keyword = self._metadata(search_keyword_with_fallback(
+            self.con, q, candidates, self.settings.fts_tokenizer, sources))
+        if self.keyword_only:
+            selected = self._finalize_keyword_only(keyword, universe, min_score, now_ms, active)
+            fields = ("path", "startLine", "endLine", "score", "textScore", "snippet",
+                      "source")
+        else:
+            vector = self._metadata(self._vector_hits(q, candidates))
+            merged = self._merge_hybrid(q, vector, keyword, now_ms, active)
+            kw_keys = {(h["source"], h["path"], h["startLine"], h["endLine"]) for h in keyword}
+            picks = select_hybrid(
+                np.array([e["score"] for e in merged]),
+                np.array([e["vectorScore"] for e in merged]),
+                np.array([(e["source"], e["path"], e["startLine"], e["endLine"]) in kw_keys
+                          for e in merged], dtype=bool), min_score, universe,
+                any_keyword=bool(keyword))
+            selected = [merged[i] for i in picks.tolist()]
+            fields = ("path", "startLine", "endLine", "score", "vectorScore", "textScore",
+                      "snippet", "source")
+        results = []
+        for e in selected[:max_results]:
+            out = {k: e[k] for k in fields}
+            for k in ("importance", "triggers", "projectKey", "provenance"):
+                if e.get(k) is not None:
+                    out[k] = e[k]
+            results.append(out)
+        return {"results": results}
