@@ -6,7 +6,7 @@
 * :mod:`memlab.tune.optimize`: :func:`tune`, grid or Optuna TPE inside k-fold CV;
 * :mod:`memlab.tune.backend`: joblib locally, dask.distributed on ``dask[:ADDRESS]``, for the
   grid and for corpus embedding (:func:`embed_corpus`);
-* :mod:`memlab.tune.cli`: ``memlab sweep``.
+* :mod:`memlab.cli.sweep`: ``memlab sweep``.
 """
 
 from memlab.tune.ablation import ablation, ablation_configs

@@ -1,4 +1,4 @@
-"""``memlab bench-providers`` / :func:`memlab.embed.bench.bench_providers` on a tiny dataset."""
+"""``memlab bench-providers`` / :func:`memlab.cli.bench.bench_providers` on a tiny dataset."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 from memlab.cli import main
 from memlab.embed.base import EmbeddingProvider
-from memlab.embed.bench import DEFAULT_PRICES, bench_providers, format_table, parse_spec
+from memlab.cli.bench import DEFAULT_PRICES, bench_providers, format_table, parse_spec
 
 WORDS = ["coffee", "espresso", "deploy", "tuesday", "maya", "async", "invoice", "retry"]
 

@@ -11,10 +11,12 @@ rather than the production score cut.
 
 from __future__ import annotations
 
+import argparse
 import time
 from pathlib import Path
+from typing import Any
 
-from memlab.cli import format_results
+from memlab.cli.output import format_results
 from memlab.config import load_config
 from memlab.eval.datasets import load_memory_dataset
 from memlab.eval.experiment import Comparison, compare
@@ -69,3 +71,18 @@ def run_demo(dataset: str | Path | None = None, query: str | None = None) -> Com
           "memory, reported apart); depth 10, minScore 0; baseline = keyword\n")
     print(result.to_markdown())
     return result
+
+
+def _demo(args: argparse.Namespace) -> int:
+    run_demo(args.dataset, query=args.query)
+    return 0
+
+
+def add_demo_parser(sub: Any) -> None:
+    """Add ``memlab demo`` to the CLI's subparsers."""
+    d = sub.add_parser("demo", help="index the bundled sample workspace, search it and compare "
+                       "keyword / vector / hybrid on its labeled queries")
+    d.add_argument("dataset", nargs="?", help="a memory dataset folder "
+                   "(default: the bundled datasets/sample-memory)")
+    d.add_argument("--query", help="the example query to show")
+    d.set_defaults(func=_demo)

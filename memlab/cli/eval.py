@@ -1,0 +1,68 @@
+"""``memlab eval``: compare systems on a labeled dataset (memory or BEIR)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import warnings
+from typing import Any
+
+__all__ = ["add_eval_parser"]
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from memlab.eval.collection_cli import run_collection_eval, wants_collection
+    from memlab.eval.datasets import load_dataset
+    from memlab.eval.systems import evaluate_systems
+
+    if wants_collection(args):
+        return run_collection_eval(args)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the dataset loader reports skipped files itself
+        dataset = load_dataset(args.dataset, **({"unknown_ids": args.unknown_ids}
+                                                if args.unknown_ids else {}))
+    metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
+    systems = args.config or ["keyword", "vector", "hybrid"]
+    result = evaluate_systems(dataset, systems, metrics, depth=args.depth,
+                              production=args.production, by_tag=args.by_tag,
+                              runs_dir=args.runs_dir, n_resamples=args.resamples,
+                              condensed=args.condensed)
+    if args.json:
+        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2, default=str))
+    elif args.format == "latex":
+        print(result.to_latex(by_tag=args.by_tag))
+    elif args.format == "csv":
+        print(result.to_csv())
+    else:
+        print(result.to_markdown(by_tag=args.by_tag))
+    return 0
+
+
+def add_eval_parser(sub: Any) -> None:
+    """Add ``memlab eval`` to the CLI's subparsers."""
+    e = sub.add_parser("eval", help="compare systems on a labeled dataset (memory or BEIR)")
+    e.add_argument("dataset", help="a memory dataset folder (workspace/, queries.jsonl, "
+                   "qrels.jsonl) or a BEIR folder (corpus.jsonl, queries.jsonl, qrels/)")
+    e.add_argument("--config", action="append", metavar="FILE_OR_NAME",
+                   help="a system: an OpenClaw config file or a built-in name (keyword, vector, "
+                   "hybrid, hybrid+decay, hybrid+mmr, hybrid+decay+mmr, hybrid+rrf); repeat "
+                   "for several; the first is the baseline (default: keyword, vector, hybrid)")
+    e.add_argument("--metrics", default="ndcg@10,recall@10,mrr@10",
+                   help="comma-separated NAME@K (ndcg, recall, mrr, map, p, success, "
+                   "recall_any, recall_all; session_<NAME>@K on converted datasets)")
+    e.add_argument("--depth", type=int, default=10,
+                   help="hits per query, with minScore 0 (default 10)")
+    e.add_argument("--production", action="store_true",
+                   help="keep each config's own maxResults/minScore instead of --depth")
+    e.add_argument("--by-tag", action="store_true", help="also break metrics down by tag")
+    e.add_argument("--runs-dir", help="write each system's run as a TREC file here")
+    e.add_argument("--resamples", type=int, default=10_000,
+                   help="randomization/bootstrap resamples (default 10000)")
+    e.add_argument("--unknown-ids", choices=["error", "drop", "keep"],
+                   help="BEIR qrels naming unknown documents: fail, drop or keep them")
+    e.add_argument("--format", choices=["markdown", "latex", "csv"], default="markdown")
+    e.add_argument("--json", action="store_true", help="per-system and per-tag metrics as JSON")
+    from memlab.eval.collection_cli import add_collection_options
+    add_collection_options(e)
+    e.set_defaults(func=_eval)

@@ -1,0 +1,84 @@
+"""memlab's command line: thin argument parsing over the library's verbs.
+
+    memlab search WORKSPACE QUERY [--config FILE] [--agent ID] [--max-results N]
+                  [--min-score X] [--now ISO] [--json] [--index FILE | --no-index]
+                  [--session SESSION] [--visibility self|tree|agent|all] [--sessions-store FILE]
+    memlab index WORKSPACE [--config FILE] [--agent ID] [--force] [--index FILE]
+    memlab status WORKSPACE [--config FILE] [--agent ID] [--deep] [--json] [--index FILE]
+    memlab demo [DATASET]
+    memlab serve-embeddings [--model PATH_OR_ALIAS] [--host 127.0.0.1] [--port N]
+    memlab bench-providers DATASET --provider SPEC [--provider SPEC ...]
+
+Exit codes: 0 ok, 2 usage/config/workspace error, 3 embedding provider unavailable,
+4 search paused (the index was built under another identity: run ``memlab index --force``),
+5 another ``memlab index`` holds the index.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import sys
+import warnings
+from collections.abc import Sequence
+
+from memlab.cli.demo import add_demo_parser
+from memlab.cli.eval import add_eval_parser
+from memlab.cli.search import add_search_parsers
+from memlab.config import ConfigError
+from memlab.embed.base import ProviderUnavailable
+from memlab.index.errors import IndexLocked, IndexPaused, IndexUnavailable
+
+__all__ = ["build_parser", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``memlab`` argument parser with every verb."""
+    parser = argparse.ArgumentParser(
+        prog="memlab", description="Research toolkit for agent memory search (OpenClaw parity).")
+    sub = parser.add_subparsers(dest="command", required=True)
+    add_search_parsers(sub)
+    add_eval_parser(sub)
+    add_demo_parser(sub)
+    from memlab.cli.export import add_export_parser
+    add_export_parser(sub)
+    from memlab.cli.sweep import add_sweep_parser
+    add_sweep_parser(sub)
+    from memlab.embed.server import add_serve_parser
+    add_serve_parser(sub)
+    from memlab.cli.bench import add_bench_parser
+    add_bench_parser(sub)
+    from memlab.convert.cli import add_datasets_parser
+    add_datasets_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    warnings.formatwarning = lambda msg, cat, *a, **k: f"warning: {msg}\n"
+    try:
+        return args.func(args)
+    except ConfigError as exc:
+        print(f"memlab: config error: {exc}", file=sys.stderr)
+        return 2
+    except ProviderUnavailable as exc:
+        print(f"memlab: embedding provider unavailable: {exc}", file=sys.stderr)
+        return 3
+    except IndexPaused as exc:
+        print(f"memlab: {exc}", file=sys.stderr)
+        return 4
+    except IndexLocked as exc:
+        print(f"memlab: error: {exc}", file=sys.stderr)
+        return 5
+    except IndexUnavailable as exc:
+        print(f"memlab: error: {exc}", file=sys.stderr)
+        return 2
+    except (OSError, ValueError, NotImplementedError) as exc:  # missing/unreadable paths too
+        print(f"memlab: error: {exc}", file=sys.stderr)
+        return 2
+    except sqlite3.DatabaseError as exc:  # disk full, I/O errors, damage found mid-query
+        hint = "free some disk space and run the command again" if "full" in str(exc) else \
+            "if the index file is damaged, rebuild it with `memlab index --force`"
+        print(f"memlab: error: SQLite: {exc}; {hint}", file=sys.stderr)
+        return 2
