@@ -83,6 +83,9 @@ class MemlabOptions(StrictModel):
     #: are split by lines to fit it (:func:`memlab.embed.window.window_corpus`); OpenClaw
     #: chunks by ``chunking.tokens`` only (``"openclaw"``).
     chunking: Literal["openclaw", "model-window"] = "openclaw"
+    #: The OpenClaw release line to reproduce (:mod:`memlab.profiles`); ``null``/unset = from
+    #: the config layout (``memory.search`` → ``"2026.9"``, else ``"2026.7"``).
+    profile: Literal["2026.7", "2026.9"] | None = None
 
 
 class MemlabConfig(StrictModel):

@@ -283,15 +283,16 @@ class Search2026_9:
         scores = np.array([e[key] for e in entries], dtype=np.float64)
         return [entries[i] for i in mmr_order(scores, sim, MMR_LAMBDA).tolist()]
 
-    def _merge_hybrid(self, query: str, vector: list[dict], keyword: list[dict], now_ms: float,
+    def _merge_hybrid(self, vector: list[dict], keyword: list[dict], now_ms: float,
                       active: set[str] | None) -> list[dict]:
-        """``mergeHybridResults`` (module docstring, step 3)."""
-        tier = exact_path_matcher(query)
+        """``mergeHybridResults`` (module docstring, step 3); vector hits carry their
+        ``exactPathSpecificity`` (``projectHybridCandidates``)."""
         by_id: dict[str, dict] = {}
         for r in vector:
             by_id[r["id"]] = {**r, "vectorScore": r["score"], "textScore": 0.0,
                               "rankingScore": 0.0, "pathScore": 0.0,
-                              "exactPathSpecificity": tier(r["path"]), "hasBodyMatch": False,
+                              "exactPathSpecificity": r["exactPathSpecificity"],
+                              "hasBodyMatch": False,
                               "hasKeyword": False}
         for r in keyword:
             old = by_id.get(r["id"])
@@ -400,7 +401,10 @@ class Search2026_9:
                       "source")
         else:
             vector = self._metadata(self._vector_hits(q, candidates))
-            merged = self._merge_hybrid(q, vector, keyword, now_ms, active)
+            tier = exact_path_matcher(q)  # projectHybridCandidates: vector hits get tiers too
+            for v in vector:
+                v["exactPathSpecificity"] = tier(v["path"])
+            merged = self._merge_hybrid(vector, keyword, now_ms, active)
             kw_keys = {(h["source"], h["path"], h["startLine"], h["endLine"]) for h in keyword}
             picks = select_hybrid(
                 np.array([e["score"] for e in merged]),

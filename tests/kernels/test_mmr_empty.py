@@ -1,0 +1,28 @@
+"""MMR's 2026.9 empty-token rule, by hand and against 2026.9.6's ``mmrRerank``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memlab.kernels.mmr_empty import empty_token_similarity
+from memlab.profiles.openclaw_2026_9 import Search2026_9
+
+GOLDEN = json.loads((Path(__file__).parents[1] / "data" / "openclaw-2026.9" / "golden.json")
+                    .read_text(encoding="utf-8"))
+
+
+def test_empty_pairs_by_hand():
+    sim = np.array([[1.0, 0.5, 1.0], [0.5, 1.0, 0.0], [1.0, 0.0, 1.0]])
+    out = empty_token_similarity(sim, [0, 3, 0], ["--", "a b c", "=="])
+    assert out.tolist() == [[1.0, 0.5, 0.0], [0.5, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    assert sim[0, 2] == 1.0  # the input is not modified
+
+
+@pytest.mark.parametrize("case", GOLDEN["mmrRerank"], ids=lambda c: "-".join(c["expected"]))
+def test_rerank_equals_openclaw_2026_9(case):
+    got = [e["id"] for e in Search2026_9._mmr(case["items"], "score")]
+    assert got == case["expected"]
