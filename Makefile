@@ -27,14 +27,15 @@ test: $(STAMP)
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
 
-# Parity with the real OpenClaw 2026.7.35 (parity/README.md): installs Node 24 and OpenClaw
-# from the npm registry into ~/.cache/memlab/parity once, then compares every suite (about a
-# minute), then check_serve.py: OpenClaw indexes and searches through `memlab serve-embeddings`
+# Parity with the real OpenClaw 2026.7.35 and 2026.9.6 (parity/README.md; memlab's 2026.9
+# profile on the 9.6/* suites): installs Node 24 and both OpenClaw releases from the npm
+# registry into ~/.cache/memlab/parity once, then compares every suite (2026.7: about a
+# minute; 2026.9: 3-6 min per suite), then check_serve.py: OpenClaw indexes and searches through `memlab serve-embeddings`
 # (the local MiniLM) with the vectors memlab's local provider computes (~1-3 min).
 # Not part of `make test`. Extra flags: make parity PARITY_ARGS="-v --suites hybrid"
 .PHONY: parity
 parity: $(STAMP)
-	$(BIN)/python parity/run.py $(PARITY_ARGS)
+	$(BIN)/python parity/run.py --openclaw-version both $(PARITY_ARGS)
 	$(BIN)/python parity/check_serve.py
 
 # Benchmarks against peers (benchmarks/README.md): prints Markdown tables with every ratio next
