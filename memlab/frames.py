@@ -12,11 +12,17 @@ plus optional component columns (``vector_score``, ``text_score``, ``boosted_sco
 :class:`~memlab.corpus.Corpus`, so a stage can look up text or metadata without a join.
 ``rank`` is 1-based. The query columns (``query``, ``now``) ride along so later stages
 (decay, MMR) can read them.
+
+The array contract (one query, no DataFrames; the single-query search path): a
+:class:`Query` in, :class:`QueryHits` out, converted to and from frames by
+:meth:`QueryHits.to_frame` and :meth:`QueryHits.from_frame`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -137,3 +143,90 @@ def check_hits(hits: pd.DataFrame) -> None:
     missing = [c for c in HIT_COLUMNS if c not in hits.columns]
     if missing:
         raise ValueError(f"hits frame lacks column(s) {missing}")
+
+
+# -- one query's candidates as arrays (the array contract) -----------------------------------
+
+
+@dataclass(frozen=True)
+class Query:
+    """One query as the array contract sees it.
+
+    ``text`` is the query (already trimmed by the caller); ``now`` the reference time of
+    temporal decay (``None``: the stage's own); ``columns`` the query's other columns
+    (``qid``, ``session``...) for stages that only run on frames; ``chunks`` the corpus'
+    chunk table, which turns arrays back into a hits frame for such stages (row = docno).
+    ``limit`` is set by a fusion stage for its legs (how many candidates it will keep) and
+    ``boost`` (whether it reads the keyword leg's boosted score, the keyword-only ranking);
+    ``cut`` by :meth:`memlab.pipeline.Sequence.transform_query` for a stage followed by a
+    selection stage (a :class:`memlab.pipeline.Selects`), so a stage that only reorders can
+    stop early.
+    """
+
+    text: str
+    now: object = None
+    columns: Mapping[str, object] = field(default_factory=dict)
+    chunks: pd.DataFrame | None = None
+    limit: int | None = None
+    boost: bool = True
+    cut: Any = None
+
+    def frame(self) -> pd.DataFrame:
+        """This query as a one-row queries frame."""
+        row = {"qid": "1", **dict(self.columns), "query": self.text}
+        if self.now is not None and "now" not in row:
+            row["now"] = self.now
+        return as_queries(pd.DataFrame([row]))
+
+
+class QueryHits(NamedTuple):
+    """One query's candidates in rank order, as arrays (``docno`` = corpus row).
+
+    Legs fill ``docno`` and ``score`` and their component (``vector_score`` or
+    ``text_score``; a keyword leg also ``boosted_score`` and ``fallback``); fusion fills
+    ``vector_score``, ``text_score`` (0 where a leg did not return the chunk) and
+    ``keyword_hit``.
+    """
+
+    docno: np.ndarray
+    score: np.ndarray
+    vector_score: np.ndarray | None = None
+    text_score: np.ndarray | None = None
+    keyword_hit: np.ndarray | None = None
+    boosted_score: np.ndarray | None = None
+    fallback: np.ndarray | None = None
+
+    def take(self, positions: np.ndarray) -> QueryHits:
+        """These hits at ``positions`` (a reordering, a cut or a selection)."""
+        return QueryHits(*(None if a is None else a[positions] for a in self))
+
+    @classmethod
+    def empty(cls) -> QueryHits:
+        z = np.zeros(0)
+        return cls(np.zeros(0, dtype=np.int64), z, z, z, np.zeros(0, dtype=bool))
+
+    @classmethod
+    def from_frame(cls, hits: pd.DataFrame) -> QueryHits:
+        """One query's hits frame (in rank order) as arrays."""
+        def col(name: str, dtype: Any) -> np.ndarray | None:
+            return hits[name].to_numpy(dtype=dtype) if name in hits.columns else None
+
+        return cls(hits["docno"].to_numpy(dtype=np.int64),
+                   hits["score"].to_numpy(dtype=np.float64),
+                   col("vector_score", np.float64), col("text_score", np.float64),
+                   col("keyword_hit", bool), col("boosted_score", np.float64),
+                   col("fallback", bool))
+
+    def to_frame(self, query: Query) -> pd.DataFrame:
+        """These hits as the hits contract (needs ``query.chunks``)."""
+        if query.chunks is None:
+            raise ValueError("turning array hits into a frame needs the corpus' chunk table "
+                             "(Query.chunks)")
+        queries = query.frame()
+        out = build_hits(queries, query.chunks, [(self.docno, self.score)])
+        for name in ("vector_score", "text_score", "keyword_hit", "boosted_score",
+                     "fallback"):
+            values = getattr(self, name)
+            if values is not None:
+                out[name] = values
+        return out

@@ -13,16 +13,60 @@ attributes), so ``get_params``/``set_params`` and the readable ``repr`` come fro
 :class:`Cached` memoises a leg's candidates per query text: wrap the expensive legs once and
 every later re-run of the cheap stages after them (fusion, decay, MMR, thresholds) reuses
 the cached scores. This is the line between expensive and cheap work that sweeps rely on.
+
+Two verbs run a stage: ``transform(frame) -> frame`` (the tabular contract, many queries) and
+``transform_query(query, hits) -> hits`` (one query's candidate arrays, the single-query
+search path). A stage *declares* that it runs on arrays by implementing ``transform_query``
+(the :class:`ArrayStage` protocol); :meth:`Sequence.transform_query` walks the stages through
+it and runs any other stage through ``transform`` on a one-query frame, so a custom stage
+anywhere in a pipeline is still exact, only slower. A final selection whose eligible set does
+not depend on order (:class:`Selects`, e.g. thresholds) is handed to the stage before it
+(``query.cut``), so an order-only stage such as MMR can stop once the selection is full.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import replace
+from typing import Any, Protocol, runtime_checkable
 
+import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
-from memlab.frames import as_queries
+from memlab.frames import Query, QueryHits, as_queries
+
+
+@runtime_checkable
+class ArrayStage(Protocol):
+    """A stage that runs on one query's arrays: ``transform_query(query, hits)``.
+
+    Retrievers get ``hits=None`` and read ``query.text``; re-rankers get the previous stage's
+    hits. The result must equal what ``transform`` returns for that query.
+    """
+
+    def transform_query(self, query: Query, hits: QueryHits | None = None
+                        ) -> QueryHits:  # pragma: no cover - protocol
+        ...
+
+
+@runtime_checkable
+class Selects(Protocol):
+    """A selection stage whose eligible set does not depend on the hits' order:
+    ``eligible_query(hits) -> (mask, max_results)``; it keeps the first ``max_results``
+    eligible hits in rank order."""
+
+    def eligible_query(self, hits: QueryHits) -> tuple[np.ndarray, int]:  # pragma: no cover
+        ...
+
+
+def run_query(stage: Any, query: Query, hits: QueryHits | None = None) -> QueryHits:
+    """``stage`` on one query's arrays: through ``transform_query`` when the stage declares it
+    (:class:`ArrayStage`), else through ``transform`` on a one-query frame."""
+    method = getattr(stage, "transform_query", None)
+    if method is not None:
+        return method(query, hits)
+    frame = query.frame() if hits is None else hits.to_frame(query)
+    return QueryHits.from_frame(stage.transform(frame))
 
 
 class Stage(BaseEstimator):
@@ -37,10 +81,6 @@ class Stage(BaseEstimator):
 
     def __call__(self, queries: Any) -> pd.DataFrame:
         return self.transform(as_queries(queries) if not _is_hits(queries) else queries)
-
-    def search(self, query: str) -> pd.DataFrame:
-        """Run one query and return its hits."""
-        return self.transform(as_queries(query))
 
     def __rshift__(self, other: Stage) -> Sequence:
         if not isinstance(other, Stage):
@@ -70,6 +110,20 @@ class Sequence(Stage):
         for stage in self.stages:
             frame = stage.transform(frame)
         return frame
+
+    def transform_query(self, query: Query | str, hits: QueryHits | None = None) -> QueryHits:
+        """One query through every stage on arrays (see the module docstring); the same hits
+        as :meth:`transform` of that query."""
+        if isinstance(query, str):
+            query = Query(query.strip())
+        stages = self.stages
+        for i, stage in enumerate(stages):
+            nxt = stages[i + 1] if i + 1 < len(stages) else None
+            here = query
+            if nxt is not None and getattr(nxt, "eligible_query", None) is not None:
+                here = replace(query, cut=nxt)
+            hits = run_query(stage, here, hits)
+        return hits if hits is not None else QueryHits.empty()
 
     def named_stages(self) -> dict[str, Stage]:
         names: dict[str, Stage] = {}
@@ -152,6 +206,13 @@ class Cached(Stage):
         out = pd.concat(parts, ignore_index=True) if parts else self.stage.transform(queries)
         out = out[["qid", *[c for c in out.columns if c != "qid"]]]
         return out.merge(queries, on="qid", how="left", sort=False)
+
+    def transform_query(self, query: Query, hits: QueryHits | None = None) -> QueryHits:
+        """One query's candidates as arrays: the wrapped leg's own array path when it has one
+        (nothing to cache: it is the fast path), else its cached frame."""
+        if getattr(self.stage, "transform_query", None) is not None:
+            return self.stage.transform_query(query, hits)
+        return QueryHits.from_frame(self.transform(query.frame()))
 
     def clear(self) -> None:
         """Forget every cached candidate list."""

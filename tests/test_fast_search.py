@@ -1,5 +1,6 @@
-"""The fast single-query path (``MemorySearch.search_hits``) returns exactly what the frame
-pipeline (``MemorySearch.run``) returns, for every pipeline shape and leg it handles."""
+"""The single-query array path (``Sequence.transform_query``, what ``MemorySearch.search``
+runs) returns exactly what the frame pipeline (``MemorySearch.run``) returns, for every
+pipeline shape and leg."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 
 from memlab.embed.cache import CachedEmbedder
 from memlab.embed.hashing import HashingProvider
+from memlab.frames import Query
 from memlab.openclaw import MemorySearch, hits_to_results
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,12 +74,16 @@ def test_fast_path_equals_frame_pipeline(name, indexed, embedder):
     fast_used = 0
     for q in QUERIES:
         for kw in ({"now": NOW}, {"now": NOW, "max_results": 20, "min_score": 0.0}):
-            fast = ms.search_hits(q, **kw) if q.strip() else None
+            pipe = ms.pipeline(kw.get("max_results"), kw.get("min_score"), kw["now"])
+            fast = (pipe.transform_query(Query(q.strip(), chunks=ms.corpus.chunks))
+                    if q.strip() else None)
             fast_used += fast is not None
             got = ms.search(q, **kw)["results"]
             want = _frame_results(ms, q, **kw) if q.strip() else []
             assert got == want, (name, q, kw)
-    assert fast_used == (0 if name == "hybrid-minmax" else 2 * len(QUERIES))
+            if fast is not None:
+                assert ms.result_builder.build(fast, ms.mode) == want, (name, q, kw)
+    assert fast_used == 2 * len(QUERIES)
 
 
 def test_fast_path_keeps_fallback_hits(embedder):
@@ -89,8 +95,8 @@ def test_fast_path_keeps_fallback_hits(embedder):
 
     leg = ms.pipeline().stages[0].text.stage
     assert isinstance(leg, FTS5)
-    found = leg.search_arrays("zzqx unknownword deploy")
-    assert found.fallback and len(found.docno)
+    found = leg.transform_query(Query("zzqx unknownword deploy"))
+    assert found.fallback.all() and len(found.docno)
 
 
 def test_fts_rows_without_a_chunk_are_still_filtered():
@@ -102,11 +108,11 @@ def test_fts_rows_without_a_chunk_are_still_filtered():
 
     corpus = Corpus.from_texts(["the deploy key is in vault", "rotate the key", "lunch"])
     leg = FTS5(corpus, depth=1)
-    assert leg.search_arrays("deploy key").docno.tolist() == [0]
+    assert leg.transform_query(Query("deploy key")).docno.tolist() == [0]
     store, _ = leg._store()
     with store.write() as conn:
         conn.execute(f"INSERT INTO {FTS_TABLE} (text, id, path, source, model, start_line, "
                      "end_line) VALUES ('deploy key deploy key', 'gone', 'x.md', 'memory', "
                      "'fts-only', 1, 1)")
-    assert leg.search_arrays("deploy key").docno.tolist() == [0]
+    assert leg.transform_query(Query("deploy key")).docno.tolist() == [0]
     assert leg("deploy key")["docno"].tolist() == [0]

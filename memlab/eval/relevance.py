@@ -1,9 +1,10 @@
 """Relevance: turn a ranking of chunks into gains, independent of the chunking.
 
-Span level (memory datasets, :func:`span_gains`): walking a query's ranking top-down, a chunk
-earns the highest grade among the judged spans (same path, overlapping line ranges) that no
-earlier chunk has earned; it consumes that one span. Each span therefore counts once, and the
-ideal ranking is the spans sorted by grade.
+The walk itself is :mod:`memlab.kernels.gains`; this module finds the judgments a ranking
+touches. Span level (memory datasets, :func:`span_gains`): walking a query's ranking
+top-down, a chunk earns the highest grade among the judged spans (same path, overlapping
+line ranges) that no earlier chunk has earned; it consumes that one span. Each span
+therefore counts once, and the ideal ranking is the spans sorted by grade.
 
 Document level (BEIR collections, :func:`doc_gains`): each document is a file ``<doc_id>.md``;
 a document ranks where its best (first) chunk ranks, later chunks of it are dropped, and its
@@ -24,37 +25,38 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from memlab.kernels import gains as gains_kernel
+
 #: Suffix of the file a document of a collection becomes (``<doc_id>.md``).
 DOC_SUFFIX = ".md"
 
 
-def span_gains(hits: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFrame:
-    """Add a ``gain`` column to ``hits`` (sorted by qid, rank) using span judgments.
+def span_pairs(hits: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFrame:
+    """The (hit, judged span) overlaps: same query, same path, overlapping line ranges.
 
-    The (hit, span) overlaps are found with one join; only those pairs are walked in rank
-    order, so the cost grows with the number of overlaps, not hits x spans.
+    Returns ``row`` (the hit's row position in ``hits``), ``span`` (the judgment's index
+    label in ``qrels``) and ``grade``, sorted as :func:`memlab.kernels.gains.span_gains`
+    walks them: by row, then grade descending, then span. Found with one join, so the cost
+    grows with the number of overlaps, not hits x spans.
     """
-    hits = hits.sort_values(["qid", "rank"], kind="stable").reset_index(drop=True)
-    gains = np.zeros(len(hits), dtype=np.int64)
-    spans = qrels[["qid", "path", "start_line", "end_line", "grade"]].reset_index(drop=True)
-    spans = spans.assign(span=np.arange(len(spans)))
+    spans = qrels[["qid", "path", "start_line", "end_line", "grade"]]
+    spans = spans.assign(span=spans.index.to_numpy())
     pairs = hits[["qid", "path", "start_line", "end_line"]].assign(
         row=np.arange(len(hits))).merge(spans, on=["qid", "path"], suffixes=("", "_span"))
     pairs = pairs[(pairs["start_line_span"] <= pairs["end_line"])
                   & (pairs["end_line_span"] >= pairs["start_line"])]
-    # per hit (in rank order): highest grade first, then the earliest judged span
     pairs = pairs.sort_values(["row", "grade", "span"], ascending=[True, False, True])
-    used: set[int] = set()
-    done_row = -1
-    for row, span, grade in zip(pairs["row"].to_numpy(), pairs["span"].to_numpy(),
-                                pairs["grade"].to_numpy(), strict=True):
-        if row == done_row or span in used:
-            continue
-        gains[row] = grade
-        used.add(int(span))
-        done_row = row
+    return pairs[["row", "span", "grade"]].reset_index(drop=True)
+
+
+def span_gains(hits: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFrame:
+    """Add a ``gain`` column to ``hits`` (sorted by qid, rank) using span judgments
+    (:func:`memlab.kernels.gains.span_gains` of :func:`span_pairs`)."""
+    hits = hits.sort_values(["qid", "rank"], kind="stable").reset_index(drop=True)
+    pairs = span_pairs(hits, qrels.reset_index(drop=True))
     out = hits.copy()
-    out["gain"] = gains
+    out["gain"] = gains_kernel.span_gains(pairs["row"].to_numpy(), pairs["span"].to_numpy(),
+                                          pairs["grade"].to_numpy(), len(hits))
     return out
 
 
@@ -87,12 +89,12 @@ def doc_hits(hits: pd.DataFrame) -> pd.DataFrame:
     Input is sorted by ``qid`` then ``rank`` first (stable); all columns of the kept chunk rows
     stay, so ``score`` is the document's best chunk score.
     """
-    if "doc_id" in hits.columns:  # already document level
-        frame = hits.sort_values(["qid", "rank"], kind="stable")
-    else:
-        frame = hits.sort_values(["qid", "rank"], kind="stable")
+    frame = hits.sort_values(["qid", "rank"], kind="stable")
+    if "doc_id" not in frame.columns:  # else: already document level
         frame = frame.assign(doc_id=[path_to_doc_id(p) for p in frame["path"]])
-    frame = frame.drop_duplicates(["qid", "doc_id"], keep="first").reset_index(drop=True)
+    keys, _ = pd.factorize(pd.MultiIndex.from_arrays([frame["qid"].astype(str),
+                                                      frame["doc_id"].astype(str)]))
+    frame = frame.iloc[gains_kernel.first_occurrences(keys)].reset_index(drop=True)
     if len(frame):
         frame["rank"] = frame.groupby("qid", sort=False).cumcount() + 1
     return frame
@@ -126,8 +128,7 @@ def doc_gains(hits: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFrame:
     keys = pd.MultiIndex.from_frame(judged[["qid", "doc_id"]].astype(str))
     grades = pd.Series(judged["grade"].to_numpy(dtype=np.int64), index=keys)
     wanted = pd.MultiIndex.from_arrays([frame["qid"].astype(str), frame["doc_id"].astype(str)])
-    gain = grades.reindex(wanted).to_numpy()
-    frame["gain"] = np.maximum(np.nan_to_num(gain, nan=0.0), 0).astype(np.int64)
+    frame["gain"] = gains_kernel.document_gains(grades.reindex(wanted).to_numpy())
     return frame
 
 

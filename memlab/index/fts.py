@@ -13,12 +13,12 @@ OpenClaw 2026.7.35's ``searchKeyword`` runs, on the same kind of table:
    :func:`bm25_rank_to_score` of the rank. A query with only LIKE terms, or a ``MATCH`` that
    SQLite rejects (then every run becomes a LIKE filter), returns rows in table order with
    ``text_score`` 1.
-3. **Boost**: every row also gets :func:`~memlab.stages.lexical.openclaw_boosted_score` (the
+3. **Boost**: every row also gets :func:`~memlab.text.openclaw_keywords.openclaw_boosted_score` (the
    keyword-only ranking score) against the query that found it.
 4. **Fallback** (``fallback=True``, ``searchKeywordWithFallback``): when the full query finds
    nothing, each of its :func:`~memlab.text.fallback_terms` (≤ 6 extracted keywords, which
    depend on the tokenizer) is searched the same way and the result sets are merged as
-   ``mergeKeywordSearchHits`` does (:func:`~memlab.stages.lexical.merge_keyword_hits`): one hit
+   ``mergeKeywordSearchHits`` does (:func:`~memlab.kernels.keyword.merge_keyword_hits`): one hit
    per chunk, the best ``text_score`` (tie: best boosted score), ordered by boosted score.
 
 Output: the hits contract with ``score`` = ``text_score``, plus ``boosted_score``,
@@ -46,12 +46,12 @@ import pandas as pd
 
 from memlab.corpus import Corpus
 from memlab.frames import Query, QueryHits, as_queries, build_hits
-from memlab.kernels.keyword import bm25_rank_to_score
 from memlab.index.store import CHUNKS_TABLE, FTS_TABLE, FTS_TOKENIZERS, IndexStore
+from memlab.kernels.keyword import bm25_rank_to_score, merge_keyword_hits
 from memlab.pipeline import Stage
-from memlab.stages.lexical import merge_keyword_hits, openclaw_boosted_score
 from memlab.text.js import JS_WHITESPACE
 from memlab.text.keywords import fallback_terms
+from memlab.text.openclaw_keywords import openclaw_boosted_scores
 from memlab.text.tokenize import openclaw_fts_tokens
 
 __all__ = ["FTS5", "KeywordHits", "bm25_rank_to_score", "build_fts_query", "escape_like_pattern",
@@ -271,16 +271,16 @@ class FTS5(Stage):
                 ) -> list[tuple[int, float, float, float]]:
         """Rows of one search as ``(docno, text_score, boosted, raw rank)`` (boosted NaN
         when ``boost`` is false)."""
-        out = []
-        for cid, path, text, rank, text_score in self._search(store, tokenizer, query, limit,
-                                                               with_text=boost):
-            docno = ids.get(cid)
-            if docno is None:  # written after this corpus snapshot
-                continue
-            out.append((docno, text_score,
-                        openclaw_boosted_score(query, text, path, text_score) if boost
-                        else math.nan, rank))
-        return out
+        rows = [(ids.get(cid), path, text, rank, text_score) for cid, path, text, rank,
+                text_score in self._search(store, tokenizer, query, limit, with_text=boost)]
+        rows = [r for r in rows if r[0] is not None]  # None: written after this snapshot
+        if boost:
+            boosted = openclaw_boosted_scores(query, [r[2] for r in rows], [r[1] for r in rows],
+                                              [r[4] for r in rows]).tolist()
+        else:
+            boosted = [math.nan] * len(rows)
+        return [(docno, text_score, b, rank)
+                for (docno, _, _, rank, text_score), b in zip(rows, boosted, strict=True)]
 
     def transform_query(self, query: Query, hits: QueryHits | None = None) -> QueryHits:
         """One query's hits as arrays (the single-query path): :meth:`transform`'s hits of

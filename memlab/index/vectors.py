@@ -36,7 +36,7 @@ import pandas as pd
 
 from memlab.embed.base import EmbeddingProvider
 from memlab.embed.cache import CachedEmbedder
-from memlab.frames import as_queries, build_hits
+from memlab.frames import Query, QueryHits, as_queries, build_hits
 from memlab.pipeline import Stage
 
 __all__ = ["METRICS", "IndexVectorSearch", "js_cosine", "knn_l2", "parity_cosine"]
@@ -197,9 +197,16 @@ class IndexVectorSearch(Stage):
             self.__dict__["_docs_cache"] = cached
         return cached[1], cached[2]
 
-    def search_arrays(self, query: str) -> tuple[np.ndarray, np.ndarray]:
-        """One query's ``(docnos, scores)`` in rank order, without building frames (the fast
-        single-query path); the same hits as :meth:`transform`."""
+    def transform_query(self, query: Query, hits: QueryHits | None = None) -> QueryHits:
+        """One query's hits as arrays, without building frames (the single-query path): the
+        first ``query.limit`` (default: all) of :meth:`transform`'s hits."""
+        docno, scores = self._search_one(query.text)
+        if query.limit is not None:
+            docno, scores = docno[:query.limit], scores[:query.limit]
+        return QueryHits(docno, scores, vector_score=scores)
+
+    def _search_one(self, query: str) -> tuple[np.ndarray, np.ndarray]:
+        """One query's ``(docnos, scores)`` in rank order."""
         if self.metric not in METRICS:
             raise ValueError(f"metric must be one of {METRICS}, got {self.metric!r}")
         depth = int(self.depth)

@@ -1,13 +1,13 @@
 """Temporal decay (reference, section 5): older notes count less.
 
-    multiplier = exp(-(ln 2 / half_life_days) * age_days),  age_days = max(0, now - ts) / 1 day
-
-The timestamp of a hit is, in order: the date in a dated memory path (UTC midnight), nothing
-for evergreen memory files (``MEMORY.md`` and undated files under ``memory/``, when the hit's
-source is ``memory``), nothing for session transcripts (production keeps them outside the
-workspace, where OpenClaw's stat looks), else the file's mtime read at query time (unreadable:
-no decay). After
-scaling, hits are re-sorted by score (stably, so ties keep their order).
+The multiplier is :func:`memlab.kernels.decay.decay_multipliers`,
+``exp(-(ln 2 / half_life_days) * max(0, now - ts) / 1 day)``; this stage decides each hit's
+timestamp. The timestamp of a hit is, in order: the date in a dated memory path (UTC
+midnight), nothing for evergreen memory files (``MEMORY.md`` and undated files under
+``memory/``, when the hit's source is ``memory``), nothing for session transcripts
+(production keeps them outside the workspace, where OpenClaw's stat looks), else the file's
+mtime read at query time (unreadable: no decay). After scaling, hits are re-sorted by score
+(stably, so ties keep their order).
 
 ``now`` comes from the queries' ``now`` column when present, else the stage's ``now``
 parameter, else the clock.
@@ -29,20 +29,12 @@ import numpy as np
 import pandas as pd
 
 from memlab.corpus import Corpus
-from memlab.frames import rerank
+from memlab.frames import Query, QueryHits, rerank
+from memlab.kernels.decay import DAY_MS, decay_multiplier, decay_multipliers
 from memlab.pipeline import Stage
 from memlab.workspace import dated_path_date, is_evergreen
 
-DAY_MS = 86_400_000
-
-
-def decay_multiplier(age_days: float | np.ndarray, half_life_days: float) -> float | np.ndarray:
-    """``exp(-ln2/half_life * max(0, age))``; a non-positive half-life disables decay."""
-    if not half_life_days or half_life_days <= 0:
-        return np.ones_like(np.asarray(age_days, dtype=float))
-    lam = math.log(2) / half_life_days
-    return np.exp(-lam * np.maximum(0.0, age_days))
-
+__all__ = ["DAY_MS", "TemporalDecay", "decay_multiplier", "to_epoch_ms"]
 
 def to_epoch_ms(value: object) -> float:
     """Milliseconds since the epoch for a datetime, ISO-8601 string or number (ms)."""
@@ -109,10 +101,8 @@ class TemporalDecay(Stage):
     def multipliers(self, paths: Any, sources: Any, now_ms: float) -> np.ndarray:
         """Decay multiplier per ``(path, source)`` pair at ``now_ms`` (1 where nothing
         decays); the array form of :meth:`transform` for one query."""
-        ts = self.timestamps_of(paths, sources)
-        age_days = np.maximum(0.0, now_ms - ts) / DAY_MS
-        return np.where(np.isnan(ts), 1.0, decay_multiplier(np.nan_to_num(age_days),
-                                                           self.half_life_days))
+        return decay_multipliers(self.timestamps_of(paths, sources), now_ms,
+                                 self.half_life_days)
 
     def docno_multipliers(self, docnos: np.ndarray, now_ms: float) -> np.ndarray:
         """:meth:`multipliers` of chunks of :attr:`corpus` given by docno. What a chunk's
@@ -134,9 +124,16 @@ class TemporalDecay(Stage):
             paths, sources = chunks["path"].to_numpy(), chunks["source"].to_numpy()
             ts = ts.copy()
             ts[late] = self.timestamps_of(paths[docnos[late]], sources[docnos[late]])
-        age_days = np.maximum(0.0, now_ms - ts) / DAY_MS
-        return np.where(np.isnan(ts), 1.0, decay_multiplier(np.nan_to_num(age_days),
-                                                           self.half_life_days))
+        return decay_multipliers(ts, now_ms, self.half_life_days)
+
+    def transform_query(self, query: Query, hits: QueryHits | None = None) -> QueryHits:
+        """One query's hits scaled and re-sorted (stably), on arrays (:meth:`transform`)."""
+        if not self.enabled or hits is None or not len(hits.docno):
+            return hits
+        now = self.now if query.now is None else query.now
+        mult = self.docno_multipliers(hits.docno, to_epoch_ms(now))
+        hits = hits._replace(score=hits.score * mult)
+        return hits.take(np.argsort(-hits.score, kind="stable"))
 
     def _path_rule(self, path: str, source: str) -> float | None:
         """The timestamp a path itself decides (dated: its day; evergreen: NaN), else None
@@ -202,9 +199,7 @@ class TemporalDecay(Stage):
             now = np.array([default if pd.isna(v) else to_epoch_ms(v) for v in hits["now"]])
         else:
             now = np.full(len(hits), to_epoch_ms(self.now))
-        age_days = np.maximum(0.0, now - ts) / DAY_MS
-        mult = np.where(np.isnan(ts), 1.0, decay_multiplier(np.nan_to_num(age_days),
-                                                            self.half_life_days))
+        mult = decay_multipliers(ts, now, self.half_life_days)
         out = hits.copy()
         out["score"] = out["score"].to_numpy() * mult
         return rerank(out)

@@ -1,20 +1,11 @@
 """Fusion: merge the vector leg and the keyword leg into one ranking.
 
-``method="openclaw"`` is OpenClaw's ``mergeHybridResults`` (reference, section 4 step 8):
-each leg is cut to its top ``candidates`` hits, the union is taken by chunk (vector hits first
-in vector order, then keyword-only hits in keyword order), a missing component counts 0, and
-
-    score = vector_weight * vector_score + text_weight * text_score
-
-with the weights clamped to [0, 1] and divided by their sum (a zero sum means 0.7/0.3). The
-merge uses the keyword leg's ``text_score`` (FTS5's ``r / (1 + r)``), not its boosted score.
-
-memlab's research methods use the same candidate pools:
-
-* ``"rrf"``: reciprocal rank fusion, ``sum_leg w_leg / (rrf_k + rank_leg)``;
-* ``"minmax"``: each leg's scores min-max normalised per query (missing = 0), weighted sum;
-* ``"zscore"``: each leg's scores standardised per query (missing = the leg's lowest z),
-  weighted sum.
+The math is :mod:`memlab.kernels.fusion` (``method="openclaw"`` is OpenClaw's
+``mergeHybridResults``: each leg cut to its top ``candidates`` hits by
+:func:`memlab.kernels.cut.leg_cut`, the union by chunk, ``vector_weight * vector_score +
+text_weight * text_score`` with OpenClaw's weight normalisation; ``"rrf"``, ``"minmax"`` and
+``"zscore"`` are memlab's research methods on the same union). The merge uses the keyword
+leg's ``text_score`` (FTS5's ``r / (1 + r)``), not its boosted score.
 
 With only one leg the stage reproduces OpenClaw's single-leg modes: keyword only (provider
 ``none``) ranks by the keyword leg's ``boosted_score``; vector only (hybrid disabled) ranks by
@@ -26,31 +17,17 @@ cosine. Either way every hit keeps its ``vector_score`` and ``text_score`` as di
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
-from memlab.frames import rerank
-from memlab.pipeline import Stage
+from memlab.frames import Query, QueryHits
+from memlab.kernels.cut import leg_cut
+from memlab.kernels.fusion import METHODS, fuse_scores, normalize_weights, union
+from memlab.pipeline import Stage, run_query
 
-METHODS = ("openclaw", "rrf", "minmax", "zscore")
-
-
-def normalize_weights(vector_weight: float, text_weight: float) -> tuple[float, float]:
-    """OpenClaw's weight resolution: clamp each to [0, 1], divide by the sum; 0 → 0.7/0.3.
-
-    >>> normalize_weights(2.0, 1.0)
-    (0.5, 0.5)
-    >>> normalize_weights(0, 0)
-    (0.7, 0.3)
-    """
-    v = min(1.0, max(0.0, float(vector_weight)))
-    t = min(1.0, max(0.0, float(text_weight)))
-    total = v + t
-    if total <= 0:
-        return 0.7, 0.3
-    return v / total, t / total
+__all__ = ["METHODS", "Fusion", "normalize_weights"]
 
 
 class Fusion(Stage):
@@ -84,7 +61,8 @@ class Fusion(Stage):
         self.candidates = candidates
         self.rrf_k = rrf_k
 
-    def _validate(self) -> None:
+    def validate(self) -> None:
+        """Raise ``ValueError`` for unsupported parameters."""
         if self.vector is None and self.text is None:
             raise ValueError("Fusion needs at least one leg: pass vector=... and/or text=...")
         if self.method not in METHODS:
@@ -94,173 +72,125 @@ class Fusion(Stage):
         if self.rrf_k < 0:
             raise ValueError(f"rrf_k must be >= 0, got {self.rrf_k!r}")
 
-    def fuse_one(self, vector: tuple[np.ndarray, np.ndarray] | None,
-                 text: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None
-                 ) -> FusedHits | None:
-        """The array form of :meth:`fuse` for one query (the fast single-query path).
-
-        ``vector``: ``(docnos, scores)`` of the vector leg, in rank order, already cut to
-        ``candidates``; ``text``: ``(docnos, text_scores, boosted_scores, ranks)`` of the
-        keyword leg, cut as :func:`_top` cuts (``boosted_scores``, the ranking score of the
-        keyword-only mode, is only read without a vector leg). A leg that is not part of
-        this fusion is ``None``. Returns ``None`` when the arrays cannot be merged exactly
-        as the frames would be (``"minmax"``/``"zscore"``, or a leg listing a chunk twice):
-        use :meth:`transform` then.
-        """
-        self._validate()
-        if vector is not None and text is None:
-            d, v = vector
-            n = len(d)
-            out = FusedHits(d, v, v, np.zeros(n), np.zeros(n, dtype=bool))
-            return _apply(out, _stable_desc(v))
-        if vector is None and text is not None:
-            d, t, boosted, _ = text
-            out = FusedHits(d, boosted, np.zeros(len(d)), t, np.ones(len(d), dtype=bool))
-            return _apply(out, _stable_desc(boosted))
-        if vector is None or text is None or self.method not in ("openclaw", "rrf"):
-            return None
-        vd, vs = vector
-        td, ts, _, tr = text
-        tpos = {d: i for i, d in enumerate(td.tolist())}
-        vlist = vd.tolist()
-        vset = set(vlist)
-        if len(tpos) != len(td) or len(vset) != len(vd):
-            return None
-        idx = np.array([tpos.get(d, -1) for d in vlist], dtype=np.int64)
-        found = idx >= 0
-        idx = np.where(found, idx, 0)
-        if not len(td):  # nothing to take from
-            ts, tr = np.zeros(1), np.zeros(1, dtype=np.int64)
-        extra = np.array([d not in vset for d in td.tolist()], dtype=bool)
-        n_extra = int(extra.sum())
-        docno = np.concatenate([vd, td[extra]])
-        vscore = np.concatenate([vs, np.zeros(n_extra)])
-        tscore = np.concatenate([np.where(found, ts[idx], 0.0), ts[:len(td)][extra]])
-        trank = np.concatenate([np.where(found, tr[idx].astype(np.float64), np.nan),
-                                tr[:len(td)][extra].astype(np.float64)])
-        keyword = ~np.isnan(trank)
-        wv, wt = normalize_weights(self.vector_weight, self.text_weight)
-        if self.method == "openclaw":
-            score = wv * vscore + wt * tscore
-        else:
-            k = float(self.rrf_k)
-            vrank = np.concatenate([np.arange(1, len(vd) + 1, dtype=np.float64),
-                                    np.full(n_extra, np.nan)])
-            with np.errstate(invalid="ignore", divide="ignore"):
-                rv = np.where(~np.isnan(vrank), 1.0 / (k + vrank), 0.0)
-                rt = np.where(keyword, 1.0 / (k + trank), 0.0)
-            score = wv * rv + wt * rt
-        out = FusedHits(docno, score, vscore, tscore, keyword)
-        return _apply(out, _stable_desc(score))
-
-    def transform(self, queries: pd.DataFrame) -> pd.DataFrame:
-        self._validate()
+    # -- arrays ------------------------------------------------------------------------------
+    def transform_query(self, query: Query, hits: QueryHits | None = None) -> QueryHits:
+        """One query: both legs on arrays, cut, merged (the array form of :meth:`transform`)."""
+        self.validate()
         k = int(self.candidates)
-        vec = _top(self.vector.transform(queries), k) if self.vector is not None else None
-        txt = _top(self.text.transform(queries), k) if self.text is not None else None
+        legs = replace(query, limit=k, cut=None, boost=self.vector is None)
+        vec = run_query(self.vector, legs) if self.vector is not None else None
+        txt = run_query(self.text, legs) if self.text is not None else None
+        return self.merge(vec, txt)
+
+    def merge(self, vector: QueryHits | None, text: QueryHits | None) -> QueryHits:
+        """One query's leg hits (in rank order, not yet cut) merged and sorted by fused score
+        (stably: ties keep vector hits first, in leg order)."""
+        return self._merge(vector, text)[0]
+
+    def _merge(self, vector: QueryHits | None, text: QueryHits | None
+               ) -> tuple[QueryHits, np.ndarray, np.ndarray]:
+        """:meth:`merge` and, per merged hit, its row in each (uncut) leg (-1: absent)."""
+        k = int(self.candidates)
+        vrows = trows = None
+        if vector is not None:
+            vrows = np.flatnonzero(leg_cut(np.arange(1, len(vector.docno) + 1), k))
+            vector = vector.take(vrows)
+        if text is not None:
+            trows = np.flatnonzero(leg_cut(np.arange(1, len(text.docno) + 1), k,
+                                           text.fallback))
+            text = text.take(trows)
+        ts_leg = None
+        if text is not None:
+            ts_leg = text.text_score if text.text_score is not None else text.score
+        if text is None:
+            n = len(vector.docno)
+            out = QueryHits(vector.docno, fuse_scores(self.method, 1.0, 0.0,
+                                                      vector_score=vector.score),
+                            vector.score, np.zeros(n), np.zeros(n, dtype=bool))
+            vsrc, tsrc = vrows, np.full(n, -1, dtype=np.int64)
+        elif vector is None:
+            n = len(text.docno)
+            # keyword only ranks by the boosted score (a leg without one: by its own score)
+            ranking = text.boosted_score if text.boosted_score is not None else text.score
+            out = QueryHits(text.docno, fuse_scores(self.method, 0.0, 1.0, text_score=ts_leg,
+                                                    boosted_score=ranking),
+                            np.zeros(n), ts_leg, np.ones(n, dtype=bool),
+                            text.boosted_score, text.fallback)
+            vsrc, tsrc = np.full(n, -1, dtype=np.int64), trows
+        else:
+            docno, vpos, tpos = union(vector.docno, text.docno)
+            in_v, in_t = vpos >= 0, tpos >= 0
+            vs = vector.score[vpos] if len(vector.docno) else np.zeros(len(docno))
+            vs = np.where(in_v, vs, 0.0)
+            ts = ts_leg[tpos] if len(text.docno) else np.zeros(len(docno))
+            ts = np.where(in_t, ts, 0.0)
+            wv, wt = normalize_weights(self.vector_weight, self.text_weight)
+            score = fuse_scores(self.method, wv, wt, vector_score=vs, text_score=ts,
+                                vector_rank=np.where(in_v, vpos + 1.0, np.nan),
+                                text_rank=np.where(in_t, tpos + 1.0, np.nan),
+                                rrf_k=float(self.rrf_k))
+            boosted = None
+            if text.boosted_score is not None:
+                boosted = np.where(in_t, text.boosted_score[tpos] if len(text.docno)
+                                   else np.nan, np.nan)
+            out = QueryHits(docno, np.asarray(score, dtype=np.float64), vs, ts, in_t, boosted)
+            vsrc = np.where(in_v, vrows[vpos] if len(vrows) else -1, -1)
+            tsrc = np.where(in_t, trows[tpos] if len(trows) else -1, -1)
+        order = np.argsort(-out.score, kind="stable")
+        return out.take(order), np.asarray(vsrc)[order], np.asarray(tsrc)[order]
+
+    # -- frames ------------------------------------------------------------------------------
+    def transform(self, queries: pd.DataFrame) -> pd.DataFrame:
+        self.validate()
+        vec = self.vector.transform(queries) if self.vector is not None else None
+        txt = self.text.transform(queries) if self.text is not None else None
         return self.fuse(vec, txt)
 
     def fuse(self, vec: pd.DataFrame | None, txt: pd.DataFrame | None) -> pd.DataFrame:
-        """Merge already-retrieved (and already cut) leg hits; the cheap half of transform."""
-        if txt is None:
-            out = vec.copy()
-            out["vector_score"] = out["score"]
-            out["text_score"] = 0.0
-            out["keyword_hit"] = False
-            return rerank(out)
-        if vec is None:
-            out = txt.copy()
-            out["text_score"] = out.get("text_score", out["score"])
-            out["vector_score"] = 0.0
-            out["keyword_hit"] = True
-            if "boosted_score" in out:
-                out["score"] = out["boosted_score"]
-            return rerank(out)
-        merged = _union(vec, txt)
-        wv, wt = normalize_weights(self.vector_weight, self.text_weight)
-        if self.method == "openclaw":
-            merged["score"] = wv * merged["vector_score"] + wt * merged["text_score"]
-        elif self.method == "rrf":
-            k = float(self.rrf_k)
-            rv = np.where(merged["vector_rank"].notna(), 1.0 / (k + merged["vector_rank"]), 0.0)
-            rt = np.where(merged["text_rank"].notna(), 1.0 / (k + merged["text_rank"]), 0.0)
-            merged["score"] = wv * rv + wt * rt
-        else:
-            nv = _normalise(merged, "vector_score", "vector_rank", self.method)
-            nt = _normalise(merged, "text_score", "text_rank", self.method)
-            merged["score"] = wv * nv + wt * nt
-        return rerank(merged)
-
-
-class FusedHits(NamedTuple):
-    """One query's merged hits in rank order (:meth:`Fusion.fuse_one`)."""
-
-    docno: np.ndarray
-    score: np.ndarray
-    vector_score: np.ndarray
-    text_score: np.ndarray
-    keyword_hit: np.ndarray
-
-
-def _stable_desc(scores: np.ndarray) -> np.ndarray:
-    """Positions sorted by score descending, ties in their current order (as :func:`rerank`)."""
-    return np.argsort(-scores, kind="stable")
-
-
-def _top(hits: pd.DataFrame, k: int) -> pd.DataFrame:
-    """A leg's first ``k`` hits. Hits of OpenClaw's keyword fallback are all kept: there the
-    limit applies to each keyword's search, and the merged list (up to 6k) enters whole."""
-    if not len(hits):
-        return hits
-    keep = hits["rank"].to_numpy() <= k
-    if "fallback" in hits.columns:
-        keep |= hits["fallback"].to_numpy(dtype=bool)
-    return hits[keep]
-
-
-def _union(vec: pd.DataFrame, txt: pd.DataFrame) -> pd.DataFrame:
-    """Union by chunk: vector hits in vector order, then keyword-only hits in keyword order."""
-    v = vec.rename(columns={"rank": "vector_rank"})
-    v["vector_score"] = v["score"]
-    t = txt[["qid", "docno", "rank", "text_score"]
-            + [c for c in ("boosted_score",) if c in txt.columns]]
-    t = t.rename(columns={"rank": "text_rank"})
-    both = v.drop(columns=["score"]).merge(t, on=["qid", "docno"], how="left")
-    extra = txt.merge(v[["qid", "docno"]], on=["qid", "docno"], how="left", indicator=True)
-    extra = extra[extra["_merge"] == "left_only"].drop(columns=["_merge", "score"])
-    extra = extra.rename(columns={"rank": "text_rank"})
-    extra["vector_score"] = 0.0
-    extra["vector_rank"] = np.nan
-    # Stable order: all of one query's rows together, vector hits before keyword-only hits.
-    merged = pd.concat([both, extra], ignore_index=True)
-    merged["_leg"] = np.r_[np.zeros(len(both)), np.ones(len(extra))]
-    codes, _ = pd.factorize(pd.concat([vec["qid"], txt["qid"]], ignore_index=True))
-    qorder = dict(zip(pd.concat([vec["qid"], txt["qid"]]), codes, strict=False))
-    merged["_q"] = merged["qid"].map(qorder)
-    merged = merged.sort_values(["_q", "_leg"], kind="stable").drop(columns=["_q", "_leg"])
-    merged["text_score"] = merged["text_score"].fillna(0.0).astype(float)
-    merged["keyword_hit"] = merged["text_rank"].notna()
-    merged["score"] = 0.0
-    return merged.reset_index(drop=True)
-
-
-def _apply(hits: FusedHits, order: np.ndarray) -> FusedHits:
-    """``hits`` with every array permuted by ``order``."""
-    return FusedHits(*(a[order] for a in hits))
-
-
-def _normalise(merged: pd.DataFrame, col: str, rank_col: str, method: str) -> np.ndarray:
-    present = merged[rank_col].notna().to_numpy()
-    vals = merged[col].where(present)
-    grouped = vals.groupby(merged["qid"], sort=False)
-    if method == "minmax":
-        lo, hi = grouped.transform("min"), grouped.transform("max")
-        span = (hi - lo).to_numpy()
-        norm = np.where(span > 0, (vals - lo).to_numpy() / np.where(span > 0, span, 1), 1.0)
-        return np.where(present, norm, 0.0)
-    mean, std = grouped.transform("mean"), grouped.transform("std", ddof=0)
-    sd = std.to_numpy()
-    z = np.where(sd > 0, (vals - mean).to_numpy() / np.where(sd > 0, sd, 1), 0.0)
-    zmin = pd.Series(np.where(present, z, np.nan)).groupby(merged["qid"].to_numpy(),
-                                                           sort=False).transform("min")
-    return np.where(present, z, zmin.fillna(0.0).to_numpy())
+        """Merge retrieved leg hits of many queries (the cheap half of :meth:`transform`):
+        per query, :meth:`merge` of the legs' arrays. Every output row keeps the columns of
+        the leg row it came from (the vector leg's when both returned the chunk)."""
+        self.validate()
+        legs = [f.reset_index(drop=True) if f is not None else None for f in (vec, txt)]
+        vec, txt = legs
+        present = [f for f in legs if f is not None]
+        qids = pd.unique(pd.concat([f["qid"] for f in present], ignore_index=True))
+        vgroups = vec.groupby("qid", sort=False).indices if vec is not None else {}
+        tgroups = txt.groupby("qid", sort=False).indices if txt is not None else {}
+        varr = QueryHits.from_frame(vec) if vec is not None else None
+        tarr = QueryHits.from_frame(txt) if txt is not None else None
+        none = np.zeros(0, dtype=np.int64)
+        outs, gv, gt = [], [], []
+        for qid in qids:
+            vr = vgroups.get(qid, none)
+            tr = tgroups.get(qid, none)
+            out, vsrc, tsrc = self._merge(varr.take(vr) if varr is not None else None,
+                                          tarr.take(tr) if tarr is not None else None)
+            outs.append(out)
+            gv.append(np.where(vsrc >= 0, vr[np.maximum(vsrc, 0)] if len(vr) else -1, -1))
+            gt.append(np.where(tsrc >= 0, tr[np.maximum(tsrc, 0)] if len(tr) else -1, -1))
+        cat = (lambda xs, dt: np.concatenate(xs).astype(dt) if xs  # noqa: E731
+               else np.zeros(0, dtype=dt))
+        gv, gt = cat(gv, np.int64), cat(gt, np.int64)
+        from_v = gv >= 0
+        pieces = []
+        if vec is not None:
+            pieces.append(vec.iloc[gv[from_v]].assign(_pos=np.flatnonzero(from_v)))
+        if txt is not None:
+            pieces.append(txt.iloc[gt[~from_v]].assign(_pos=np.flatnonzero(~from_v)))
+        frame = pd.concat(pieces, ignore_index=True) if len(pieces) > 1 else pieces[0]
+        frame = frame.sort_values("_pos", kind="stable").drop(columns="_pos")
+        frame = frame.reset_index(drop=True)
+        frame["score"] = cat([o.score for o in outs], np.float64)
+        frame["vector_score"] = cat([o.vector_score for o in outs], np.float64)
+        frame["text_score"] = cat([o.text_score for o in outs], np.float64)
+        frame["keyword_hit"] = cat([o.keyword_hit for o in outs], bool)
+        if vec is not None and txt is not None:
+            frame["vector_rank"] = np.where(from_v, frame["rank"], np.nan)
+            trank = txt["rank"].to_numpy(dtype=np.float64)
+            frame["text_rank"] = np.where(gt >= 0, trank[np.maximum(gt, 0)] if len(txt)
+                                          else np.nan, np.nan)
+            if "boosted_score" in txt.columns:
+                frame["boosted_score"] = cat([o.boosted_score for o in outs], np.float64)
+        frame["rank"] = frame.groupby("qid", sort=False).cumcount() + 1
+        return frame

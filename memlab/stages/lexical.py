@@ -59,7 +59,6 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Callable, Sequence
-from itertools import chain, repeat
 from typing import Any
 
 import numpy as np
@@ -67,10 +66,16 @@ import pandas as pd
 import scipy.sparse as sp
 from sklearn.feature_extraction.text import TfidfTransformer
 
+from memlab.bm25.index import bm25_weights, count_texts
+from memlab.bm25.score import BACKENDS, Postings, QueryTerms, query_terms, rank
 from memlab.frames import as_queries, build_hits
+from memlab.kernels.keyword import merge_keyword_hits
+from memlab.kernels.keyword import relevance_to_score as bm25_rank_to_score
 from memlab.pipeline import Stage
+from memlab.text.counts import count_matrix
 from memlab.text.keywords import FTS_TOKENIZERS, fallback_terms
-from memlab.text.tokenize import Tokenizer, openclaw_fts_tokens
+from memlab.text.openclaw_keywords import OpenClawDocs, openclaw_boosted_score
+from memlab.text.tokenize import Tokenizer
 
 __all__ = ["BM25", "MATCH_MODES", "TfIdf", "VARIANTS", "bm25_rank_to_score",
            "merge_keyword_hits", "openclaw_boosted_score"]
@@ -78,100 +83,7 @@ __all__ = ["BM25", "MATCH_MODES", "TfIdf", "VARIANTS", "bm25_rank_to_score",
 VARIANTS = ("robertson", "lucene", "atire", "bm25l", "bm25+")
 MATCH_MODES = ("any", "all")
 
-# OpenClaw's lexical boost constants (manager-search.ts, scoreFallbackKeywordResult).
-_W_OVERLAP = 0.45
-_W_DENSITY = 0.2
-_PATH_BOOST = 0.18
-_LENGTH_DIVISOR = 160
-_LENGTH_CAP = 0.18
-
-
-
-# -- OpenClaw scores -----------------------------------------------------------------------
-
-
-def bm25_rank_to_score(r: np.ndarray | float) -> np.ndarray | float:
-    """``r / (1 + r)`` for a non-negative BM25 relevance ``r`` (OpenClaw's ``bm25RankToScore``
-    of the FTS5 rank ``-r``; see the module docstring for ``r = 0``)."""
-    r = np.maximum(np.asarray(r, dtype=np.float64), 0.0)
-    out = r / (1.0 + r)
-    return float(out) if out.ndim == 0 else out
-
-
-def _utf16_len(text: str) -> int:
-    """JavaScript's ``string.length`` (UTF-16 code units)."""
-    if text.isascii():
-        return len(text)
-    return len(text.encode("utf-16-le")) // 2
-
-
-def openclaw_boosted_score(query: str, text: str, path: str, text_score: float) -> float:
-    """OpenClaw's keyword-only score of one keyword hit (reference §4 step 4).
-
-    ``min(1, text_score + 0.45·uniqOverlap + 0.2·density + 0.18·#(query tokens in the
-    lower-cased path) + min(len(text)/160, 0.18))`` where tokens are lower-cased
-    ``[\\p{L}\\p{N}_]+`` runs (:func:`memlab.text.openclaw_fts_tokens`), query tokens are
-    de-duplicated, uniqOverlap = matched query tokens / query tokens, density = matched query
-    tokens / distinct text tokens, a path "contains" a token as a substring, and ``len(text)``
-    counts UTF-16 code units as JavaScript does. A query without tokens returns
-    ``text_score`` unchanged (no boost at all), as OpenClaw does.
-
-    In OpenClaw's keyword *fallback* (one FTS query per extracted keyword) the ``query``
-    given to this boost is that keyword, not the user's full query.
-
-    >>> openclaw_boosted_score("deploy key", "Deploy key: in vault", "memory/keys.md", 0.5)
-    1.0
-    >>> round(openclaw_boosted_score("vault", "the deploy key is in the vault", "a.md", 0.1), 4)
-    0.7633
-    """
-    qtokens = list(dict.fromkeys(openclaw_fts_tokens(query)))
-    if not qtokens:
-        return float(text_score)
-    text_tokens = set(openclaw_fts_tokens(text))
-    return _boost(qtokens, text_tokens, path.lower(), _utf16_len(text), float(text_score))
-
-
-def _boost(qtokens: Sequence[str], text_tokens: set[str] | frozenset[str], path_lower: str,
-           text_len16: int, text_score: float) -> float:
-    # Same operation order as the JavaScript, so results agree to the last bit.
-    overlap = sum(1 for t in qtokens if t in text_tokens)
-    unique_overlap = overlap / max(len(qtokens), 1)
-    density = overlap / max(len(text_tokens), 1)
-    path_boost = 0.0
-    for t in qtokens:
-        path_boost += _PATH_BOOST if t in path_lower else 0.0
-    length_boost = min(text_len16 / _LENGTH_DIVISOR, _LENGTH_CAP)
-    lexical = unique_overlap * _W_OVERLAP + density * _W_DENSITY + path_boost + length_boost
-    return min(1.0, text_score + lexical)
-
-
 # -- shared machinery ----------------------------------------------------------------------
-
-
-def _count_matrix(token_lists: Sequence[list[str]], vocabulary: dict[str, int],
-                  grow: bool) -> sp.csr_matrix:
-    """Rows = texts, columns = vocabulary ids, values = term counts (float64).
-
-    With ``grow`` unseen tokens are added to ``vocabulary`` (first-seen order); otherwise
-    they are dropped."""
-    lengths = np.fromiter(map(len, token_lists), dtype=np.int64, count=len(token_lists))
-    flat = list(chain.from_iterable(token_lists))
-    if grow:
-        for token in dict.fromkeys(flat):
-            if token not in vocabulary:
-                vocabulary[token] = len(vocabulary)
-        ids = np.fromiter(map(vocabulary.__getitem__, flat), dtype=np.int64, count=len(flat))
-        rows = np.repeat(np.arange(len(token_lists)), lengths)
-    else:
-        ids = np.fromiter(map(vocabulary.get, flat, repeat(-1)), dtype=np.int64,
-                          count=len(flat))
-        rows = np.repeat(np.arange(len(token_lists)), lengths)
-        known = ids >= 0
-        ids, rows = ids[known], rows[known]
-    matrix = sp.csr_matrix((np.ones(len(ids)), (rows, ids)),
-                           shape=(len(token_lists), len(vocabulary)))
-    matrix.sum_duplicates()
-    return matrix
 
 
 def _check_choice(name: str, value: Any, choices: Sequence[Any]) -> None:
@@ -206,7 +118,7 @@ class _LexicalStage(Stage):
     def _weight_key(self) -> tuple:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def _build_weights(self, counts: sp.csr_matrix) -> None:  # pragma: no cover - abstract
+    def _build_weights(self) -> None:  # pragma: no cover - abstract
         """Set ``term_doc_weights_`` (and variant-specific fitted attributes)."""
         raise NotImplementedError
 
@@ -242,6 +154,7 @@ class _LexicalStage(Stage):
         _check_choice("match", self.match, MATCH_MODES)
         _check_bool("fallback", self.fallback)
         _check_choice("fts_tokenizer", self.fts_tokenizer, FTS_TOKENIZERS)
+        _check_choice("backend", self.backend, BACKENDS)
 
     def _tokenizer(self) -> Callable[[str], list[str]]:
         if self.tokenizer is not None:
@@ -271,22 +184,27 @@ class _LexicalStage(Stage):
         self._validate_weight_params()
         counts_key = self._counts_key()
         if self.__dict__.get("_counts_cache_key") != counts_key:
-            vocabulary: dict[str, int] = {}
-            tokens = self._tokenizer_texts(self.corpus.texts)
-            self.doc_term_counts_ = _count_matrix(tokens, vocabulary, grow=True)
-            self.vocabulary_ = vocabulary
-            self.doc_len_ = np.asarray(self.doc_term_counts_.sum(axis=1)).ravel()
-            self.doc_freq_ = np.bincount(self.doc_term_counts_.indices,
-                                         minlength=len(vocabulary)).astype(np.int64)
-            presence = self.doc_term_counts_.T.tocsr()
-            presence.data[:] = 1.0
-            self.term_doc_presence_ = presence
+            self._build_counts()
             self.__dict__["_counts_cache_key"] = counts_key
             self.__dict__.pop("_weight_key_cache", None)
         weight_key = (counts_key, self._weight_key())
         if self.__dict__.get("_weight_key_cache") != weight_key:
-            self._build_weights(self.doc_term_counts_)
+            self._build_weights()
             self.__dict__["_weight_key_cache"] = weight_key
+
+    def _build_counts(self) -> None:
+        """Tokenise the corpus: ``vocabulary_``, ``doc_term_counts_`` (docs × terms),
+        ``doc_len_``, ``doc_freq_``, ``term_doc_presence_``."""
+        vocabulary: dict[str, int] = {}
+        tokens = self._tokenizer_texts(self.corpus.texts)
+        self.doc_term_counts_ = count_matrix(tokens, vocabulary, grow=True)
+        self.vocabulary_ = vocabulary
+        self.doc_len_ = np.asarray(self.doc_term_counts_.sum(axis=1)).ravel()
+        self.doc_freq_ = np.bincount(self.doc_term_counts_.indices,
+                                     minlength=len(vocabulary)).astype(np.int64)
+        presence = self.doc_term_counts_.T.tocsr()
+        presence.data[:] = 1.0
+        self.term_doc_presence_ = presence
 
     def _tokenizer_texts(self, texts: list[str]) -> list[list[str]]:
         tok = self._tokenizer()
@@ -301,7 +219,7 @@ class _LexicalStage(Stage):
         tokens = self._tokenizer_texts(texts)
         n_distinct = np.fromiter((len(set(t)) for t in tokens), dtype=np.int64,
                                  count=len(tokens))
-        return _count_matrix(tokens, self.vocabulary_, grow=False), n_distinct
+        return count_matrix(tokens, self.vocabulary_, grow=False), n_distinct
 
     def score_matrix(self, queries: Any) -> np.ndarray:
         """Dense ``(n_queries, n_docs)`` raw scores (bm25s's ``get_scores`` per query, or the
@@ -353,114 +271,29 @@ class _LexicalStage(Stage):
         return hits
 
     def _rank(self, texts: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Per query text: (docnos, raw scores) of its hits, best first, at most ``depth``.
-
-        One query at a time (as bm25s does): the postings of each query term are added into
-        a dense per-document score vector, ``scores[docs] += weights`` (a term's documents
-        are distinct, so this is exact; the additions happen in the order of the sparse
-        product ``q_weights @ term_doc_weights_``, so scores are bit-identical to
-        :meth:`score_matrix`). The top ``depth`` come from a selection over the query's
-        candidates only when its postings are few, else from ``np.partition`` over all
-        documents plus a threshold; the survivors are sorted by score descending, ties by
-        lower docno. Per-query numpy work is O(postings + documents), with no
-        (queries × documents) block and no sort of the postings."""
-        q_counts, n_distinct = self._query_counts(texts)
-        q_weights, const = self._query_weights(q_counts)
-        q_weights = sp.csr_matrix(q_weights)
-        n_docs = len(self.corpus.chunks)
-        empty = (np.zeros(0, dtype=np.int64), np.zeros(0))
+        """Per query text: (docnos, raw scores) of its hits, best first, at most ``depth``,
+        from :func:`memlab.bm25.score.rank` on ``backend`` (numpy or numba: the same bits;
+        scores bit-identical to :meth:`score_matrix`, ties by lower docno)."""
         if len(texts) == 0:
             return []
-        if n_docs == 0 or q_weights.nnz == 0:
-            return [empty] * len(texts)
-        post = self._postings()
-        shared = post.presence is None and _same_pattern(q_weights, q_counts)
-        if shared:
-            p_ptr, p_idx = post.indptr, post.indices
-            c_ptr, c_idx = q_weights.indptr.tolist(), q_weights.indices.tolist()
-        else:  # hits come from the presence matrix and the query's distinct known terms
-            p_ptr, p_idx = post.presence_postings()
-            qc = sp.csr_matrix(q_counts)
-            qc.sum_duplicates()
-            c_ptr, c_idx = qc.indptr.tolist(), qc.indices.tolist()
-        w_ptr, w_idx, w_data = post.indptr, post.indices, post.data
-        minw = post.min_weight
-        q_ptr = q_weights.indptr.tolist()
-        q_idx = q_weights.indices.tolist()
-        q_dat = q_weights.data.tolist()
-        const_l = const.tolist()
-        need_l = n_distinct.tolist()
-        match_all = self.match == "all"
-        depth = self.depth
-        if depth is not None and depth >= n_docs:
-            depth = None
-        sparse_below = n_docs // 2
-        per_query: list[tuple[np.ndarray, np.ndarray]] = []
-        for row in range(len(texts)):
-            lo_q, hi_q = q_ptr[row], q_ptr[row + 1]
-            hit_terms = c_idx[c_ptr[row]:c_ptr[row + 1]]
-            if lo_q == hi_q or (match_all and len(hit_terms) < max(need_l[row], 1)):
-                per_query.append(empty)
-                continue
-            terms, qws = q_idx[lo_q:hi_q], q_dat[lo_q:hi_q]
-            scores = np.zeros(n_docs)
-            n_post = 0
-            positive = const_l[row] == 0.0 and not match_all
-            for t, qw in zip(terms, qws, strict=True):
-                lo, hi = w_ptr[t], w_ptr[t + 1]
-                if lo == hi:
-                    continue
-                n_post += hi - lo
-                docs = w_idx[lo:hi]
-                if qw == 1.0:  # x * 1.0 == x exactly, so the product can be skipped
-                    scores[docs] += w_data[lo:hi]
-                else:
-                    scores[docs] += w_data[lo:hi] * qw
-                positive = positive and minw[t] * qw > 0.0
-            if positive:
-                # every matching document scores > 0 and every other exactly 0: the score
-                # itself tells hits apart, no presence pass needed
-                key, floor = scores, 0.0
-            else:
-                if match_all:
-                    count = np.zeros(n_docs, dtype=np.int32)
-                    for t in hit_terms:
-                        count[p_idx[p_ptr[t]:p_ptr[t + 1]]] += 1
-                    hit = count >= need_l[row]
-                else:
-                    hit = np.zeros(n_docs, dtype=bool)
-                    for t in hit_terms:
-                        hit[p_idx[p_ptr[t]:p_ptr[t + 1]]] = True
-                if const_l[row] != 0.0:
-                    scores += const_l[row]  # const + sum, as the sparse product path adds them
-                key, floor = np.where(hit, scores, -np.inf), -np.inf
-            if depth is None or n_post <= sparse_below:
-                # few postings: select among the (at most n_post) hits only
-                cand = np.flatnonzero(key > floor)
-                vals = key[cand]
-                if depth is not None and len(cand) > depth:
-                    kth = np.partition(vals, len(vals) - depth)[len(vals) - depth]
-                    keep = vals >= kth
-                    cand, vals = cand[keep], vals[keep]
-            else:
-                # the depth-th largest key over all documents; when it is a hit's, every key
-                # >= it is a candidate (boundary ties included, cut by docno below)
-                kth = np.partition(key, n_docs - depth)[n_docs - depth]
-                cand = np.flatnonzero(key >= kth) if kth > floor else np.flatnonzero(key > floor)
-                vals = key[cand]
-            # candidates are in docno order, so a stable sort on -score breaks ties by docno
-            order = np.argsort(-vals, kind="stable")
-            if depth is not None:
-                order = order[:depth]
-            per_query.append((cand[order], vals[order]))
-        return per_query
+        return rank(self._postings(), self._query_terms(texts), self.depth,
+                    self.match == "all", self.backend)
 
-    def _postings(self) -> _Postings:
-        """``term_doc_weights_`` as :class:`_Postings` (cached per weight matrix)."""
-        weights, presence = self.term_doc_weights_, self.term_doc_presence_
+    def _query_terms(self, texts: list[str]) -> QueryTerms:
+        """The queries as kernel input (the rows of :meth:`_query_counts` and
+        :meth:`_query_weights`)."""
+        q_counts, n_distinct = self._query_counts(texts)
+        q_weights, const = self._query_weights(q_counts)
+        return QueryTerms.from_matrix(q_weights, q_counts, const, n_distinct)
+
+    def _postings(self) -> Postings:
+        """``term_doc_weights_`` as :class:`memlab.bm25.Postings` (cached per weight matrix;
+        the presence matrix only where a stage keeps one)."""
+        weights = self.term_doc_weights_
+        presence = self.__dict__.get("term_doc_presence_")  # BM25 keeps none (same pattern)
         post = self.__dict__.get("_postings_cache")
         if post is None or post.weights is not weights or post.presence_matrix is not presence:
-            post = self.__dict__["_postings_cache"] = _Postings(weights, presence)
+            post = self.__dict__["_postings_cache"] = Postings(weights, presence)
         return post
 
     def _fallback(self, texts: list[str], rows: list[int]
@@ -498,223 +331,18 @@ class _LexicalStage(Stage):
 
     # OpenClaw boost ---------------------------------------------------------------------------
 
-    def _openclaw_doc_table(self) -> _OpenClawDocs:
+    def _openclaw_doc_table(self) -> OpenClawDocs:
         # depends on the corpus only, so tokenizer/variant sweeps reuse it
         key = (id(self.corpus), id(self.corpus.chunks), len(self.corpus.chunks))
         table = self.__dict__.get("_openclaw_docs")
         if table is None or table.key != key:
-            table = self.__dict__["_openclaw_docs"] = _OpenClawDocs(self.corpus, key)
+            table = self.__dict__["_openclaw_docs"] = OpenClawDocs(self.corpus, key)
         return table
 
     def _boosted(self, qrow_of: np.ndarray, docnos: np.ndarray, queries: Sequence[str],
                  text_scores: np.ndarray) -> np.ndarray:
-        """:func:`openclaw_boosted_score` of every hit ``(queries[qrow_of[i]], docnos[i])``,
-        vectorised (bit-identical)."""
-        if len(docnos) == 0:
-            return np.zeros(0)
-        docs = self._openclaw_doc_table()
-        qtokens = [list(dict.fromkeys(openclaw_fts_tokens(q))) for q in queries]
-        docnos = np.asarray(docnos, dtype=np.int64)
-        qrow_of = np.asarray(qrow_of, dtype=np.int64)
-        # matched query tokens per hit
-        overlap = docs.overlap(qtokens, qrow_of, docnos)
-        n_q = np.fromiter(map(len, qtokens), dtype=np.float64, count=len(qtokens))[qrow_of]
-        path_hits = docs.path_hits(qtokens, qrow_of, docnos)
-        # JavaScript adds 0.18 once per token; n * 0.18 differs from that only for n >= 6,
-        # where the score is capped at 1 either way
-        path_boost = path_hits * _PATH_BOOST
-        unique_overlap = overlap / np.maximum(n_q, 1.0)
-        density = overlap / np.maximum(docs.n_unique[docnos], 1).astype(np.float64)
-        length_boost = np.minimum(docs.len16[docnos] / _LENGTH_DIVISOR, _LENGTH_CAP)
-        lexical = unique_overlap * _W_OVERLAP + density * _W_DENSITY + path_boost + length_boost
-        boosted = np.minimum(1.0, text_scores + lexical)
-        return np.where(n_q > 0, boosted, text_scores)
-
-
-def merge_keyword_hits(group: np.ndarray, docno: np.ndarray, text_score: np.ndarray,
-                       boosted_score: np.ndarray) -> np.ndarray:
-    """OpenClaw's ``mergeKeywordSearchHits``, vectorised over groups (queries).
-
-    The inputs describe one group's result sets concatenated in search order (keyword by
-    keyword, each best first), groups one after the other. Within a group, one entry per
-    ``docno`` is kept: the first seen among those with the highest ``text_score``, tie →
-    highest ``boosted_score`` (JavaScript replaces the stored entry only when the new one is
-    strictly better). The kept entries are ordered by ``boosted_score`` descending; ties keep
-    the order in which their ``docno`` was *first* seen (a JavaScript ``Map`` keeps a key's
-    first insertion position when its value is replaced, and ``toSorted`` is stable).
-
-    Returns the indices of the kept entries, groups in ascending order, each in merged order.
-
-    >>> merge_keyword_hits(np.array([0, 0, 0]), np.array([5, 7, 5]),
-    ...                    np.array([0.2, 0.5, 0.6]), np.array([0.9, 0.9, 0.7]))
-    array([1, 2])
-    """
-    group = np.asarray(group, dtype=np.int64)
-    docno = np.asarray(docno, dtype=np.int64)
-    text_score = np.asarray(text_score, dtype=np.float64)
-    boosted_score = np.asarray(boosted_score, dtype=np.float64)
-    n = len(docno)
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    seen = np.arange(n)
-    order = np.lexsort((seen, -boosted_score, -text_score, docno, group))
-    g, d = group[order], docno[order]
-    starts = np.flatnonzero(np.r_[True, (g[1:] != g[:-1]) | (d[1:] != d[:-1])])
-    kept = order[starts]
-    first_seen = np.minimum.reduceat(order, starts)
-    return kept[np.lexsort((first_seen, -boosted_score[kept], group[kept]))]
-
-
-class _OpenClawDocs:
-    """Per-document inputs of OpenClaw's boost, built once per corpus: a token × doc binary
-    matrix of the lower-cased ``[\\p{L}\\p{N}_]+`` tokens and its vocabulary, each doc's
-    number of distinct tokens and UTF-16 text length, and path-containment tests."""
-
-    def __init__(self, corpus: Any, key: tuple):
-        self.key = key
-        texts = corpus.texts
-        self.vocabulary: dict[str, int] = {}
-        matrix = _count_matrix([openclaw_fts_tokens(t) for t in texts], self.vocabulary,
-                               grow=True)
-        matrix.data[:] = 1.0
-        self.n_unique = np.diff(matrix.indptr)
-        self.doc_token = matrix  # docs × tokens, sorted indices
-        self._keys: np.ndarray | None = None
-        self.len16 = np.fromiter(map(_utf16_len, texts), dtype=np.float64, count=len(texts))
-        lowered = pd.Series([str(p).lower() for p in corpus.chunks["path"]], dtype=object)
-        codes, uniques = pd.factorize(lowered)
-        self.path_code = np.asarray(codes, dtype=np.int64)
-        self.paths = [str(p) for p in uniques]
-        self.all_paths = "\x00".join(self.paths)
-        self._contains: dict[str, np.ndarray | None] = {}
-
-    def overlap(self, qtokens: list[list[str]], qrow_of: np.ndarray,
-                docnos: np.ndarray) -> np.ndarray:
-        """Per hit: how many of its query's (unique) tokens its document contains (float)."""
-        q = _count_matrix(qtokens, self.vocabulary, grow=False)
-        n_tok = np.diff(q.indptr)[qrow_of].astype(np.int64)
-        if q.nnz == 0 or n_tok.sum() == 0:
-            return np.zeros(len(docnos))
-        if self._keys is None:
-            m = self.doc_token
-            self._keys = (np.repeat(np.arange(m.shape[0], dtype=np.int64), np.diff(m.indptr))
-                          * max(len(self.vocabulary), 1) + m.indices)
-        keys = self._keys
-        if len(keys) == 0:
-            return np.zeros(len(docnos))
-        # visit the hits in docno order so the searches walk ``keys`` forwards (cache-friendly)
-        by_doc = np.argsort(docnos, kind="stable")
-        n_tok = n_tok[by_doc]
-        hit_of = np.repeat(by_doc, n_tok)
-        starts = q.indptr[qrow_of[by_doc]].astype(np.int64)
-        offsets = np.cumsum(n_tok) - n_tok
-        pos = np.arange(int(n_tok.sum()), dtype=np.int64) + np.repeat(starts - offsets, n_tok)
-        want = docnos[hit_of] * max(len(self.vocabulary), 1) + q.indices[pos]
-        at = np.minimum(np.searchsorted(keys, want), len(keys) - 1)
-        found = keys[at] == want
-        return np.bincount(hit_of, weights=found, minlength=len(docnos)).astype(np.float64)
-
-    def contains(self, token: str) -> np.ndarray | None:
-        """Per docno: does the lower-cased path contain ``token``? None when no path does."""
-        if token not in self._contains:
-            if len(self._contains) > 10_000:
-                self._contains.clear()
-            if token in self.all_paths:
-                per_path = np.fromiter((token in p for p in self.paths), dtype=bool,
-                                       count=len(self.paths))
-                self._contains[token] = per_path[self.path_code] if per_path.any() else None
-            else:
-                self._contains[token] = None
-        return self._contains[token]
-
-    def path_hits(self, qtokens: list[list[str]], qrow_of: np.ndarray,
-                  docnos: np.ndarray) -> np.ndarray:
-        """Number of each hit's (unique) query tokens contained in its lower-cased path."""
-        out = np.zeros(len(docnos), dtype=np.int64)
-        by_token: dict[str, list[int]] = {}
-        for row, tokens in enumerate(qtokens):
-            for t in tokens:
-                by_token.setdefault(t, []).append(row)
-        n_rows = len(qtokens)
-        for token, rows in by_token.items():
-            in_path = self.contains(token)
-            if in_path is None:
-                continue
-            has_token = np.zeros(n_rows, dtype=bool)
-            has_token[rows] = True
-            out += has_token[qrow_of] & in_path[docnos]
-        return out
-
-
-def _same_pattern(a: sp.csr_matrix, b: sp.csr_matrix) -> bool:
-    """Do two CSR matrices store entries at the same positions, in the same order?"""
-    return (a.shape == b.shape and a.nnz == b.nnz and np.array_equal(a.indptr, b.indptr)
-            and np.array_equal(a.indices, b.indices))
-
-
-class _Postings:
-    """A CSR term × doc matrix as plain per-term postings for the query loop of ``_rank``:
-    ``indptr`` as a Python list (cheap scalar slicing), ``indices`` as ``intp`` (numpy's
-    fancy indexing casts int32 indices on every use), ``data``, and each term's smallest
-    weight (a query whose terms all have positive weights can tell hits by score > 0).
-    ``presence`` is None when the presence matrix stores the same pattern as the weights."""
-
-    def __init__(self, weights: sp.csr_matrix, presence: sp.csr_matrix):
-        self.weights, self.presence_matrix = weights, presence
-        self.indptr = weights.indptr.tolist()
-        self.indices = weights.indices.astype(np.intp, copy=False)
-        self.data = weights.data
-        sizes = np.diff(weights.indptr)
-        self.min_weight = np.full(weights.shape[0], np.inf)
-        nonempty = sizes > 0
-        if weights.nnz:
-            self.min_weight[nonempty] = np.minimum.reduceat(weights.data,
-                                                            weights.indptr[:-1][nonempty])
-        self.min_weight = self.min_weight.tolist()
-        self.presence = None if _same_pattern(weights, presence) else presence
-        self._presence_postings: tuple[list[int], np.ndarray] | None = None
-
-    def presence_postings(self) -> tuple[list[int], np.ndarray]:
-        """(indptr list, intp indices) of the presence matrix."""
-        if self.presence is None:
-            return self.indptr, self.indices
-        if self._presence_postings is None:
-            m = self.presence
-            self._presence_postings = (m.indptr.tolist(), m.indices.astype(np.intp, copy=False))
-        return self._presence_postings
-
-
-# -- BM25 ----------------------------------------------------------------------------------
-
-
-def _idf(variant: str, df: np.ndarray, n_docs: int) -> np.ndarray:
-    df = df.astype(np.float64)
-    n = float(n_docs)
-    with np.errstate(divide="ignore"):
-        if variant == "robertson":
-            return np.log(np.maximum((n - df + 0.5) / (df + 0.5), 1.0))
-        if variant == "lucene":
-            return np.log(1.0 + (n - df + 0.5) / (df + 0.5))
-        if variant == "atire":
-            return np.log(n / df)
-        if variant == "bm25l":
-            return np.log((n + 1.0) / (df + 0.5))
-        return np.log((n + 1.0) / df)  # bm25+
-
-
-def _tfc(variant: str, tf: np.ndarray | float, l_d: np.ndarray | float, l_avg: float,
-         k1: float, b: float, delta: float) -> np.ndarray:
-    """bm25s's term-frequency components (bm25s/scoring.py ``_score_tfc_*``)."""
-    if variant in ("robertson", "lucene"):
-        return tf / (k1 * ((1 - b) + b * l_d / l_avg) + tf)
-    if variant == "atire":
-        return (tf * (k1 + 1)) / (tf + k1 * (1 - b + b * l_d / l_avg))
-    if variant == "bm25l":
-        c = tf / (1 - b + b * l_d / l_avg)
-        return ((k1 + 1) * (c + delta)) / (k1 + c + delta)
-    num = (k1 + 1) * tf  # bm25+
-    den = k1 * (1 - b + b * l_d / l_avg) + tf
-    return (num / den) + delta
+        """:func:`openclaw_boosted_score` of every hit ``(queries[qrow_of[i]], docnos[i])``."""
+        return self._openclaw_doc_table().boosted(qrow_of, docnos, queries, text_scores)
 
 
 class BM25(_LexicalStage):
@@ -745,18 +373,24 @@ class BM25(_LexicalStage):
     fts_tokenizer : {"unicode61", "trigram"}, default "unicode61"
         OpenClaw's ``store.fts.tokenizer``, which decides how the fallback extracts keywords
         from Han text (:func:`memlab.text.extract_keywords`); nothing else depends on it.
+    backend : {"auto", "numpy", "numba"}, default "auto"
+        The retrieval kernel (:func:`memlab.bm25.rank`): the same scores bit for bit; numba
+        (``pip install 'memlab[speed]'``) is faster, ``"auto"`` uses it when importable.
 
     Query terms count with their multiplicity (as in bm25s): "key key" weighs "key" twice.
 
     Fitted attributes (built on first use, rebuilt when a parameter, the tokenizer's
-    parameters or the corpus object change): ``vocabulary_``, ``doc_term_counts_``,
-    ``doc_len_``, ``doc_freq_``, ``avgdl_``, ``idf_``, ``nonoccurrence_`` (None unless
-    bm25l/bm25+), ``term_doc_presence_``, ``term_doc_weights_`` (CSR, terms × docs; for
-    bm25l/bm25+ already minus the non-occurrence value, as bm25s stores it).
+    parameters or the corpus object change): ``counts_`` (:class:`memlab.bm25.TermCounts`,
+    the lean term-major index), ``vocabulary_``, ``doc_len_``, ``doc_freq_``, ``avgdl_``,
+    ``idf_``, ``nonoccurrence_`` (None unless bm25l/bm25+), ``term_doc_weights_`` (CSR,
+    terms × docs, sharing the index's postings; for bm25l/bm25+ already minus the
+    non-occurrence value, as bm25s stores it). ``doc_term_counts_`` and
+    ``term_doc_presence_`` are built from ``counts_`` when read (not kept).
     """
 
     def __init__(self, corpus, tokenizer=None, variant="lucene", k1=1.5, b=0.75, delta=0.5,
-                 depth=200, match="any", fallback=False, fts_tokenizer="unicode61"):
+                 depth=200, match="any", fallback=False, fts_tokenizer="unicode61",
+                 backend="auto"):
         self.corpus = corpus
         self.tokenizer = tokenizer
         self.variant = variant
@@ -767,6 +401,7 @@ class BM25(_LexicalStage):
         self.match = match
         self.fallback = fallback
         self.fts_tokenizer = fts_tokenizer
+        self.backend = backend
 
     def _validate_weight_params(self) -> None:
         _check_choice("variant", self.variant, VARIANTS)
@@ -783,28 +418,39 @@ class BM25(_LexicalStage):
     def _weight_key(self) -> tuple:
         return (self.variant, float(self.k1), float(self.b), float(self.delta))
 
-    def _build_weights(self, counts: sp.csr_matrix) -> None:
-        variant, k1, b, delta = self.variant, float(self.k1), float(self.b), float(self.delta)
-        n_docs = counts.shape[0]
-        doc_len = self.doc_len_
-        avgdl = float(doc_len.mean()) if n_docs else 0.0
-        self.avgdl_ = avgdl
-        idf = _idf(variant, self.doc_freq_, n_docs) if len(self.doc_freq_) else np.zeros(0)
-        self.idf_ = idf
-        weights = counts.copy()
-        if weights.nnz:
-            l_d = np.repeat(doc_len, np.diff(weights.indptr))
-            tfc = _tfc(variant, weights.data, l_d, avgdl, k1, b, delta)
-            weights.data = idf[weights.indices] * tfc
-        if variant in ("bm25l", "bm25+"):
-            # bm25s's non-occurrence array: a term's score at tf = 0 and l_d = avgdl
-            nonocc = idf * _tfc(variant, 0.0, avgdl, avgdl, k1, b, delta) if len(idf) else idf
-            if weights.nnz:
-                weights.data -= nonocc[weights.indices]
-            self.nonoccurrence_ = nonocc
-        else:
-            self.nonoccurrence_ = None
-        self.term_doc_weights_ = weights.T.tocsr()
+    def _build_counts(self) -> None:
+        counts = count_texts(self.corpus.texts, self._tokenizer_texts)
+        self.counts_ = counts
+        self.vocabulary_ = counts.vocabulary
+        self.doc_len_ = counts.doc_len
+        self.doc_freq_ = counts.doc_freq
+
+    def _build_weights(self) -> None:
+        weights = bm25_weights(self.counts_, self.variant, float(self.k1), float(self.b),
+                               float(self.delta))
+        self.avgdl_ = weights.avgdl
+        self.idf_ = weights.idf
+        self.nonoccurrence_ = weights.nonoccurrence
+        self.term_doc_weights_ = weights.matrix
+
+    @property
+    def doc_term_counts_(self) -> sp.csr_matrix:
+        """Docs × terms counts (float64 CSR), built from ``counts_`` on each read."""
+        return sp.csr_matrix(self.counts_.matrix().T)
+
+    @property
+    def term_doc_presence_(self) -> sp.csr_matrix:
+        """Terms × docs ones where a term occurs (CSR), built from ``counts_`` on each read."""
+        return sp.csr_matrix((np.ones(self.counts_.nnz), self.counts_.docs,
+                              self.counts_.indptr), shape=self.term_doc_weights_.shape)
+
+    def _query_terms(self, texts: list[str]) -> QueryTerms:
+        # the rows of the base class's count matrix, without building scipy matrices (the
+        # fixed cost of one query at a time); the constant as _query_weights's product
+        queries = query_terms(self._tokenizer_texts(texts), self.vocabulary_)
+        if self.nonoccurrence_ is not None:
+            queries.const = queries.dot(self.nonoccurrence_)
+        return queries
 
     def _query_weights(self, q_counts: sp.csr_matrix) -> tuple[sp.csr_matrix, np.ndarray]:
         if self.nonoccurrence_ is None:
@@ -824,8 +470,9 @@ class TfIdf(_LexicalStage):
     ``score`` equals ``TfidfVectorizer(analyzer=tokenizer)`` fitted on the corpus texts, with
     queries transformed and scored by a dot product (cosine for ``norm="l2"``);
     ``text_score`` is that score (already in [0, 1] with l2 norm). Hits, ``depth``,
-    ``match``, ``fallback`` and ``fts_tokenizer`` as in :class:`BM25`; parameters ``norm``,
-    ``use_idf``, ``smooth_idf`` and ``sublinear_tf`` are passed to ``TfidfTransformer``.
+    ``match``, ``fallback``, ``fts_tokenizer`` and ``backend`` as in :class:`BM25`;
+    parameters ``norm``, ``use_idf``, ``smooth_idf`` and ``sublinear_tf`` are passed to
+    ``TfidfTransformer``.
 
     Fitted attributes: as :class:`BM25` (without the BM25 ones), plus ``transformer_`` and
     ``term_doc_weights_`` (CSR, terms × docs, the normalised document vectors).
@@ -833,7 +480,7 @@ class TfIdf(_LexicalStage):
 
     def __init__(self, corpus, tokenizer=None, norm="l2", use_idf=True, smooth_idf=True,
                  sublinear_tf=False, depth=200, match="any", fallback=False,
-                 fts_tokenizer="unicode61"):
+                 fts_tokenizer="unicode61", backend="auto"):
         self.corpus = corpus
         self.tokenizer = tokenizer
         self.norm = norm
@@ -844,6 +491,7 @@ class TfIdf(_LexicalStage):
         self.match = match
         self.fallback = fallback
         self.fts_tokenizer = fts_tokenizer
+        self.backend = backend
 
     def _validate_weight_params(self) -> None:
         _check_choice("norm", self.norm, ("l2", "l1", None))
@@ -854,7 +502,8 @@ class TfIdf(_LexicalStage):
     def _weight_key(self) -> tuple:
         return (self.norm, bool(self.use_idf), bool(self.smooth_idf), bool(self.sublinear_tf))
 
-    def _build_weights(self, counts: sp.csr_matrix) -> None:
+    def _build_weights(self) -> None:
+        counts = self.doc_term_counts_
         transformer = TfidfTransformer(norm=self.norm, use_idf=self.use_idf,
                                        smooth_idf=self.smooth_idf,
                                        sublinear_tf=self.sublinear_tf)

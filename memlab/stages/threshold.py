@@ -1,9 +1,9 @@
 """Thresholds: OpenClaw's ``minScore`` / ``maxResults`` cut (reference, section 4 steps 5, 7, 10).
 
-``relaxed`` picks what happens when no hit reaches ``min_score``:
+The rule is :mod:`memlab.kernels.threshold`. ``relaxed`` picks what happens when no hit
+reaches ``min_score``:
 
-* ``"keyword"`` (hybrid mode): if the keyword leg found anything, fall back to the merged hits
-  that were keyword hits, keeping those >= ``min_score`` or else all of them with score >= 0;
+* ``"keyword"`` (hybrid mode): fall back to the hits that were keyword hits with score >= 0;
 * ``"zero"`` (keyword-only mode): keep every hit with score >= 0;
 * ``None`` (vector-only mode): nothing, the result is empty.
 
@@ -15,9 +15,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from memlab.frames import Query, QueryHits
+from memlab.kernels.threshold import RELAXED, eligible, keep_first
 from memlab.pipeline import Stage
 
-RELAXED = ("keyword", "zero", None)
+__all__ = ["RELAXED", "Threshold"]
 
 
 class Threshold(Stage):
@@ -41,25 +43,17 @@ class Threshold(Stage):
         if int(self.max_results) < 1:
             raise ValueError(f"max_results must be >= 1, got {self.max_results!r}")
 
-    def select(self, scores: np.ndarray, keyword: np.ndarray) -> np.ndarray:
-        """The keep mask of one query's hits (in rank order): the array form of
-        :meth:`transform`."""
-        return self._select(np.asarray(scores, dtype=np.float64), np.asarray(keyword, dtype=bool))
+    def eligible_query(self, hits: QueryHits) -> tuple[np.ndarray, int]:
+        """``(mask, max_results)``: the hits the cut may keep, whatever their order (it
+        keeps the first ``max_results`` of them in rank order)."""
+        self.validate()
+        return (eligible(hits.score, hits.keyword_hit, float(self.min_score), self.relaxed),
+                int(self.max_results))
 
-    def eligible(self, scores: np.ndarray, keyword: np.ndarray) -> np.ndarray:
-        """The hits the cut may keep, whatever their order: :meth:`select` keeps the first
-        ``max_results`` of them in rank order."""
-        scores = np.asarray(scores, dtype=np.float64)
-        keyword = np.asarray(keyword, dtype=bool)
-        strict = scores >= self.min_score
-        if strict.any() or self.relaxed is None:
-            return strict
-        if self.relaxed == "zero":
-            return scores >= 0
-        if not keyword.any():
-            return strict
-        pool_strict = keyword & strict
-        return pool_strict if pool_strict.any() else keyword & (scores >= 0)
+    def transform_query(self, query: Query, hits: QueryHits | None = None) -> QueryHits:
+        """One query's cut, on arrays (:meth:`transform`)."""
+        mask, n = self.eligible_query(hits)
+        return hits.take(np.flatnonzero(keep_first(mask, n)))
 
     def transform(self, hits: pd.DataFrame) -> pd.DataFrame:
         self.validate()
@@ -70,18 +64,8 @@ class Threshold(Stage):
         keyword = (hits["keyword_hit"].to_numpy(dtype=bool) if "keyword_hit" in hits
                    else np.zeros(len(hits), dtype=bool))
         for _, idx in hits.groupby("qid", sort=False).indices.items():
-            keep[idx] = self._select(scores[idx], keyword[idx])
+            mask = eligible(scores[idx], keyword[idx], float(self.min_score), self.relaxed)
+            keep[idx] = keep_first(mask, int(self.max_results))
         out = hits[keep].copy()
         out["rank"] = out.groupby("qid", sort=False).cumcount() + 1
         return out.reset_index(drop=True)
-
-    def _select(self, scores: np.ndarray, keyword: np.ndarray) -> np.ndarray:
-        # nothing passed and there were no keyword hits: empty (all False)
-        return _first(self.eligible(scores, keyword), self.max_results)
-
-
-def _first(mask: np.ndarray, n: int) -> np.ndarray:
-    """Keep only the first ``n`` True entries of ``mask``."""
-    out = mask.copy()
-    out[np.flatnonzero(mask)[int(n):]] = False
-    return out

@@ -21,10 +21,15 @@ import pandas as pd
 from memlab.corpus import Corpus
 from memlab.embed.base import EmbeddingProvider
 from memlab.embed.cache import CachedEmbedder
-from memlab.frames import as_queries, build_hits
+from memlab.frames import Query, QueryHits, as_queries, build_hits
 from memlab.pipeline import Stage
 
 _EMPTY = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64))
+
+
+def _hits(found: tuple[np.ndarray, np.ndarray]) -> QueryHits:
+    docno, scores = found
+    return QueryHits(docno, scores, vector_score=scores)
 
 
 def _unit_rows(vectors: np.ndarray) -> np.ndarray:
@@ -207,29 +212,30 @@ class VectorSearch(Stage):
             results.append((ids[order], s[order].astype(np.float64)))
         return results
 
-    def search_arrays(self, query: str, depth: int | None = None
-                      ) -> tuple[np.ndarray, np.ndarray]:
-        """One query's ``(docnos, scores)`` in rank order, without building frames (the fast
-        single-query path). ``depth`` defaults to the stage's; the first ``d`` hits at any
-        depth ``d`` are those of a deeper search (ties are cut by lower docno)."""
-        depth = int(self.depth if depth is None else depth)
+    def transform_query(self, query: Query, hits: QueryHits | None = None) -> QueryHits:
+        """One query's hits as arrays, without building frames (the single-query path): the
+        first ``query.limit`` (default: ``depth``) of :meth:`transform`'s hits; the first
+        ``d`` hits at any depth ``d`` are those of a deeper search (ties are cut by lower
+        docno)."""
+        depth = int(self.depth if query.limit is None else min(int(self.depth), query.limit))
         if depth < 1:
             raise ValueError(f"depth must be >= 1, got {depth!r}")
         self._ensure_built()
         n = len(self.doc_vectors_)
-        text = str(query).strip()
+        text = str(query.text).strip()
         if not n or not text:
-            return _EMPTY
+            return _hits(_EMPTY)
         vec = self.embedder_.embed_queries([text])
         dims = self.doc_vectors_.shape[1]
         if vec.ndim != 2 or vec.shape[1] != dims:
             raise ValueError(f"query vectors have shape {vec.shape} but the corpus vectors "
                              f"have {dims} dims")
         if not np.any(vec != 0):  # OpenClaw skips all-zero vectors
-            return _EMPTY
+            return _hits(_EMPTY)
         if self.normalize:
             vec = _unit_rows(vec)
-        return self._search(np.ascontiguousarray(vec, dtype=np.float32), min(depth, n))[0]
+        return _hits(self._search(np.ascontiguousarray(vec, dtype=np.float32),
+                                  min(depth, n))[0])
 
     def transform(self, frame: pd.DataFrame) -> pd.DataFrame:
         queries = as_queries(frame)

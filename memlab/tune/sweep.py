@@ -5,17 +5,22 @@ corpus, the provider and the keyword settings. :class:`SweepEngine` runs each le
 such *leg key* at depth 200 through the real stages, then evaluates every configuration of a
 grid from those cached candidates with numpy:
 
-* the per-leg candidate cut and the union are built once per ``candidates`` value with
-  :mod:`memlab.stages.fusion`'s own helpers (fallback hits of the keyword leg are kept whole;
-  with the FTS5 leg, whose fallback depends on the ``LIMIT``, the fallback queries are re-run
-  at each ``candidates`` value);
+Every step is the kernel the pipeline's stages call (:mod:`memlab.kernels`), here over a
+leading axis of configurations:
+
+* the per-leg candidate cut (:func:`~memlab.kernels.cut.leg_cut`) and the union
+  (:func:`~memlab.kernels.fusion.union`) are built once per query and ``candidates`` value
+  (fallback hits of the keyword leg are kept whole; with the FTS5 leg, whose fallback
+  depends on the ``LIMIT``, the fallback queries are re-run at each ``candidates`` value);
 * the fused scores of all configurations of a query form one ``configs x items`` matrix
-  (weighted merge, RRF, min-max and z-score sums are broadcasts over the weight vectors);
-* temporal-decay multipliers are precomputed per ``(decayRule, halfLifeDays)``;
+  (:func:`~memlab.kernels.fusion.fuse_scores` broadcast over the weight vectors);
+* temporal-decay multipliers are computed per ``(decayRule, halfLifeDays)``
+  (:meth:`~memlab.stages.decay.TemporalDecay.docno_multipliers`);
 * the two stable sorts of fusion and decay are one ``lexsort``;
-* MMR's greedy selection runs for all configurations of a query at once, on the Jaccard
-  matrix computed once per query and ``candidates``;
-* the ``minScore``/``maxResults`` cut (with OpenClaw's keyword relaxation) is a mask.
+* MMR's greedy selection (:func:`~memlab.kernels.mmr.mmr_order`) runs for all
+  configurations of a query at once, on the Jaccard matrix computed once per query and
+  ``candidates``;
+* the ``minScore``/``maxResults`` cut (:mod:`memlab.kernels.threshold`) is a mask.
 
 The three modes of :func:`memlab.openclaw.openclaw_pipeline` are grid values like any other
 (axes ``query.hybrid.enabled`` and ``provider``) and can be mixed in one grid:
@@ -36,10 +41,10 @@ Keyword-only configurations search the corpus chunked without a provider (as
 ``openclaw_pipeline`` does); the vector leg is computed once per provider and shared by the
 hybrid and vector-only configurations.
 
-Metrics are computed with :func:`memlab.eval.metrics.metric_value` on gains computed exactly
-as :func:`memlab.eval.relevance.span_gains` (memory datasets) or
-:func:`memlab.eval.relevance.doc_gains` (BEIR collections) do, memoised per ranked list (many
-configurations return the same list for a query). A result row equals a full
+Metrics are computed with :func:`memlab.eval.metrics.metric_value` on gains from
+:mod:`memlab.kernels.gains`, as :func:`memlab.eval.relevance.span_gains` (memory datasets) and
+:func:`memlab.eval.relevance.doc_gains` (BEIR collections) compute them, memoised per ranked
+list (many configurations return the same list for a query). A result row equals a full
 :func:`memlab.openclaw.openclaw_pipeline` run of that configuration (``tests/tune``).
 
 The corpus is embedded once, through the embedding cache, in shards run on the chosen
@@ -67,9 +72,14 @@ import pandas as pd
 
 from memlab.config import ConfigError, ConfigIssue, MemlabConfig, load_config
 from memlab.eval.metrics import metric_value, parse_metric
-from memlab.stages.decay import DAY_MS, TemporalDecay, decay_multiplier, to_epoch_ms
-from memlab.stages.fusion import _normalise, _top, _union
-from memlab.stages.mmr import MMR, jaccard_matrix
+from memlab.frames import QueryHits
+from memlab.kernels import gains as gains_kernel
+from memlab.kernels.cut import leg_cut
+from memlab.kernels.fusion import METHODS, fuse_scores, union
+from memlab.kernels.mmr import jaccard_rows, mmr_order
+from memlab.kernels.threshold import eligible, keep_first
+from memlab.stages.decay import TemporalDecay, to_epoch_ms
+from memlab.stages.mmr import MMR
 
 __all__ = ["ALLOWED_AXES", "INNER_AXES", "MODES", "OUTER_AXES", "SweepEngine", "SweepError",
            "config_mode", "expand_grid", "normalize_axis", "sweep"]
@@ -91,7 +101,7 @@ OUTER_AXES = (
     "memlab.tokenizer.thai", "provider",
 )
 ALLOWED_AXES = INNER_AXES + OUTER_AXES
-METHOD_CODES = {"openclaw": 0, "rrf": 1, "minmax": 2, "zscore": 3}
+METHOD_CODES = {name: code for code, name in enumerate(METHODS)}
 #: The pipeline modes of :func:`memlab.openclaw.openclaw_pipeline`, by code.
 MODES = ("hybrid", "vector", "fts-only")
 HYBRID, VECTOR, KEYWORD = 0, 1, 2
@@ -267,7 +277,6 @@ class _Pool:
     trank: np.ndarray
     keyword: np.ndarray
     base: np.ndarray | None = None
-    norm: dict[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     mult: dict[str, np.ndarray] = field(default_factory=dict)
     sim: np.ndarray | None = None
 
@@ -294,50 +303,78 @@ class _Query:
         return _doc_gains(docnos, self.doc_of, self.grades or {})
 
 
+def _pool(vector: QueryHits | None, text: QueryHits | None, k: int, mode: int
+          ) -> _Pool | None:
+    """One query's candidates for ``candidates = k`` in union order (``None``: none)."""
+    if vector is not None and mode != KEYWORD:
+        vector = vector.take(leg_cut(np.arange(1, len(vector.docno) + 1), k))
+    else:
+        vector = None
+    if text is not None and mode != VECTOR:
+        text = text.take(leg_cut(np.arange(1, len(text.docno) + 1), k, text.fallback))
+    else:
+        text = None
+    if vector is None and text is None:
+        return None
+    vdoc = vector.docno if vector is not None else np.zeros(0, dtype=np.int64)
+    tdoc = text.docno if text is not None else np.zeros(0, dtype=np.int64)
+    docno, vpos, tpos = union(vdoc, tdoc)
+    if not len(docno):
+        return None
+    in_v, in_t = vpos >= 0, tpos >= 0
+    n = len(docno)
+    vs = np.where(in_v, vector.score[vpos], 0.0) if vector is not None and len(vdoc) else \
+        np.zeros(n)
+    ts = np.zeros(n)
+    base = vs
+    if text is not None and len(tdoc):
+        leg_ts = text.text_score if text.text_score is not None else text.score
+        ts = np.where(in_t, leg_ts[tpos], 0.0)
+        if mode == KEYWORD:  # keyword only ranks by the boosted score
+            ranking = text.boosted_score if text.boosted_score is not None else text.score
+            base = ranking[tpos]
+    return _Pool(docno=docno, vs=vs, ts=ts, vrank=np.where(in_v, vpos + 1.0, np.nan),
+                 trank=np.where(in_t, tpos + 1.0, np.nan), keyword=in_t, base=base)
+
+
 def _span_lists(qrels: pd.DataFrame, chunks: pd.DataFrame, qid: str,
                 docnos: np.ndarray) -> dict[int, list[tuple[int, int]]]:
     """Per docno: the (span id, grade) pairs it overlaps, best grade first, then earliest span
-    (the order :func:`memlab.eval.relevance.span_gains` walks)."""
+    (:func:`memlab.eval.relevance.span_pairs`, the order the gains kernel walks)."""
+    from memlab.eval.relevance import span_pairs
+
     spans = qrels.loc[qrels["qid"].astype(str) == qid]
     out: dict[int, list[tuple[int, int]]] = {}
     if spans.empty:
         return out
-    sid = spans.index.to_numpy()
-    paths = spans["path"].to_numpy()
-    s_lo = spans["start_line"].to_numpy()
-    s_hi = spans["end_line"].to_numpy()
-    grades = spans["grade"].to_numpy()
-    for d in np.unique(docnos):
-        row = chunks.iloc[int(d)]
-        hit = (paths == row["path"]) & (s_lo <= row["end_line"]) & (s_hi >= row["start_line"])
-        if hit.any():
-            idx = np.flatnonzero(hit)
-            order = sorted(idx, key=lambda i: (-grades[i], sid[i]))
-            out[int(d)] = [(int(sid[i]), int(grades[i])) for i in order]
+    docs = np.unique(np.asarray(docnos, dtype=np.int64))
+    hits = chunks.iloc[docs][["path", "start_line", "end_line"]].assign(qid=qid)
+    pairs = span_pairs(hits, spans.assign(qid=qid))
+    for row, span, grade in zip(pairs["row"].tolist(), pairs["span"].tolist(),
+                                pairs["grade"].tolist(), strict=True):
+        out.setdefault(int(docs[row]), []).append((int(span), int(grade)))
     return out
 
 
 def _gains(docnos: Sequence[int], spans: dict[int, list[tuple[int, int]]]) -> np.ndarray:
-    used: set[int] = set()
-    gains = np.zeros(len(docnos), dtype=np.int64)
-    for i, d in enumerate(docnos):
+    """:func:`memlab.kernels.gains.span_gains` of one ranked list from its span lists."""
+    rows, sids, grades = [], [], []
+    for i, d in enumerate(np.asarray(docnos).tolist()):
         for sid, grade in spans.get(int(d), ()):
-            if sid not in used:
-                used.add(sid)
-                gains[i] = grade
-                break
-    return gains
+            rows.append(i)
+            sids.append(sid)
+            grades.append(grade)
+    return gains_kernel.span_gains(np.array(rows, dtype=np.int64), np.array(sids),
+                                   np.array(grades), len(docnos))
 
 
 def _doc_gains(docnos: np.ndarray, doc_of: np.ndarray, grades: Mapping[int, int]) -> np.ndarray:
     """:func:`memlab.eval.relevance.doc_gains` for one ranked list: each document ranks at its
     first chunk, later chunks are dropped, the gain is its grade (negative counts 0)."""
-    if not len(docnos):
-        return np.zeros(0, dtype=np.int64)
     codes = doc_of[np.asarray(docnos, dtype=np.int64)]
-    _, first = np.unique(codes, return_index=True)
-    kept = codes[np.sort(first)]
-    return np.array([max(grades.get(int(c), 0), 0) for c in kept], dtype=np.int64)
+    kept = codes[gains_kernel.first_occurrences(codes)]
+    return gains_kernel.document_gains(
+        np.array([grades.get(int(c), np.nan) for c in kept], dtype=np.float64))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -345,33 +382,8 @@ def _doc_gains(docnos: np.ndarray, doc_of: np.ndarray, grades: Mapping[int, int]
 # ---------------------------------------------------------------------------------------------
 
 
-def _mmr_batch(scores: np.ndarray, pos: np.ndarray, sim: np.ndarray, lam: np.ndarray
-               ) -> np.ndarray:
-    """:func:`memlab.stages.mmr.mmr_order` for many score rows at once, in canonical item
-    space: ``scores`` (C x n), ``pos`` each item's position in its row's score order, returns
-    the picks (C x n, canonical indices) in selection order."""
-    c, n = scores.shape
-    lam = np.clip(lam, 0.0, 1.0)[:, None]
-    lo, hi = scores.min(axis=1, keepdims=True), scores.max(axis=1, keepdims=True)
-    span = hi - lo
-    rel = np.where(span == 0, 1.0, (scores - lo) / np.where(span == 0, 1.0, span))
-    remaining = np.ones((c, n), dtype=bool)
-    max_sim = np.zeros((c, n))
-    picks = np.empty((c, n), dtype=np.int64)
-    rows = np.arange(c)
-    big = np.iinfo(np.int64).max
-    for step in range(n):
-        value = lam * rel - (1 - lam) * max_sim
-        value[~remaining] = -np.inf
-        best = value.max(axis=1, keepdims=True)
-        tied = value == best
-        top = np.where(tied, scores, -np.inf).max(axis=1, keepdims=True)
-        tied &= scores == top
-        pick = np.where(tied, pos, big).argmin(axis=1)
-        picks[:, step] = pick
-        remaining[rows, pick] = False
-        max_sim = np.maximum(max_sim, sim[pick])
-    return picks
+#: The threshold relaxation of each mode (what :func:`memlab.openclaw.openclaw_pipeline` sets).
+RELAXED = {HYBRID: "keyword", VECTOR: None, KEYWORD: "zero"}
 
 
 def _query_lists(pool: _Pool, plan: Mapping[str, np.ndarray], idx: np.ndarray
@@ -390,22 +402,15 @@ def _query_lists(pool: _Pool, plan: Mapping[str, np.ndarray], idx: np.ndarray
         return _cut(pool, plan, idx, fused, mode)
     wv = plan["wv"][idx][:, None]
     wt = plan["wt"][idx][:, None]
+    rrf_k = plan["rrf_k"][idx][:, None]
     method = plan["method"][idx]
     fused = np.empty((c, n))
-    m = method == 0
-    if m.any():
-        fused[m] = wv[m] * pool.vs[None, :] + wt[m] * pool.ts[None, :]
-    m = method == 1
-    if m.any():
-        k = plan["rrf_k"][idx][m][:, None]
-        rv = np.where(~np.isnan(pool.vrank)[None, :], 1.0 / (k + pool.vrank[None, :]), 0.0)
-        rt = np.where(~np.isnan(pool.trank)[None, :], 1.0 / (k + pool.trank[None, :]), 0.0)
-        fused[m] = wv[m] * rv + wt[m] * rt
-    for code in (2, 3):
+    for code, name in enumerate(METHODS):
         m = method == code
         if m.any():
-            nv, nt = pool.norm[code]
-            fused[m] = wv[m] * nv[None, :] + wt[m] * nt[None, :]
+            fused[m] = fuse_scores(name, wv[m], wt[m], vector_score=pool.vs,
+                                   text_score=pool.ts, vector_rank=pool.vrank,
+                                   text_rank=pool.trank, rrf_k=rrf_k[m])
     return _cut(pool, plan, idx, fused, mode)
 
 
@@ -426,19 +431,11 @@ def _cut(pool: _Pool, plan: Mapping[str, np.ndarray], idx: np.ndarray, fused: np
         pos = np.empty((int(mmr.sum()), n), dtype=np.int64)
         np.put_along_axis(pos, order[mmr], np.arange(n)[None, :].repeat(len(pos), 0), axis=1)
         order = order.copy()
-        order[mmr] = _mmr_batch(decayed[mmr], pos, pool.sim, plan["lam"][idx][mmr])
+        order[mmr] = mmr_order(decayed[mmr], pool.sim, plan["lam"][idx][mmr], pos=pos)
     scores = np.take_along_axis(decayed, order, axis=1)
-    kw = pool.keyword[order]
-    min_score = plan["min_score"][idx][:, None]
-    strict = scores >= min_score
-    any_strict = strict.any(axis=1, keepdims=True)
-    if mode == HYBRID:  # Threshold(relaxed="keyword")
-        chosen = np.where(any_strict, strict, kw & (scores >= 0))
-    elif mode == KEYWORD:  # Threshold(relaxed="zero")
-        chosen = np.where(any_strict, strict, scores >= 0)
-    else:  # Threshold(relaxed=None)
-        chosen = strict
-    keep = chosen & (np.cumsum(chosen, axis=1) <= plan["max_results"][idx][:, None])
+    chosen = eligible(scores, pool.keyword[order], plan["min_score"][idx][:, None],
+                      RELAXED[mode])
+    keep = keep_first(chosen, plan["max_results"][idx][:, None])
     lists = [order[i][keep[i]] for i in range(c)]
     return lists, decayed, order
 
@@ -496,7 +493,6 @@ class _LegData:
     seconds: float
     mode: int = HYBRID
     pools: dict[int, dict[str, _Pool]] = field(default_factory=dict)
-    merged: dict[int, pd.DataFrame] = field(default_factory=dict)
 
 
 class SweepEngine:
@@ -701,73 +697,41 @@ class SweepEngine:
         both["_q"] = both["qid"].map(qorder)
         return both.sort_values("_q", kind="stable").drop(columns="_q").reset_index(drop=True)
 
-    def _merged(self, legs: _LegData, k: int) -> pd.DataFrame:
-        """The candidates of every query for ``candidates = k``, in the order the pipeline's
-        Fusion stage holds them before sorting, with a ``base`` column (single-leg modes: the
-        score that ranks)."""
-        if legs.mode == HYBRID:
-            return _union(_top(legs.vec, k), _top(self._keyword_at(legs, k), k))
-        if legs.mode == VECTOR:
-            out = _top(legs.vec, k).rename(columns={"rank": "vector_rank"})
-            out = out.assign(vector_score=out["score"], text_score=0.0, text_rank=np.nan,
-                             keyword_hit=False, base=out["score"])
-            return out.reset_index(drop=True)
-        txt = _top(self._keyword_at(legs, k), k).rename(columns={"rank": "text_rank"})
-        text_score = txt["text_score"] if "text_score" in txt.columns else txt["score"]
-        base = txt["boosted_score"] if "boosted_score" in txt.columns else txt["score"]
-        out = txt.assign(text_score=text_score, vector_score=0.0, vector_rank=np.nan,
-                         keyword_hit=True, base=base)
-        return out.reset_index(drop=True)
-
     def _pools(self, legs: _LegData, k: int, plan: Mapping[str, np.ndarray]) -> dict[str, _Pool]:
+        """Every query's candidates for ``candidates = k`` (the legs cut and merged as the
+        pipeline's Fusion stage merges them, before sorting), with the decay multipliers
+        ``plan`` asks for."""
         pools = legs.pools.get(k)
         if pools is None:
-            merged = self._merged(legs, k)
+            vec = legs.vec
+            txt = self._keyword_at(legs, k) if legs.kw is not None else None
+            varr = QueryHits.from_frame(vec) if vec is not None else None
+            tarr = QueryHits.from_frame(txt) if txt is not None else None
+            vgroups = vec.groupby("qid", sort=False).indices if vec is not None else {}
+            tgroups = txt.groupby("qid", sort=False).indices if txt is not None else {}
+            matrix = MMR(legs.corpus).token_matrix() if legs.mode == HYBRID else None
             pools = {}
-            groups = merged.groupby("qid", sort=False).indices
-            matrix = MMR(legs.corpus)._token_matrix() if legs.mode == HYBRID else None
-            for qid, rows in groups.items():
-                sub = merged.iloc[rows]
-                docno = sub["docno"].to_numpy(dtype=np.int64)
-                pools[str(qid)] = _Pool(
-                    docno=docno, vs=sub["vector_score"].to_numpy(dtype=np.float64),
-                    ts=sub["text_score"].to_numpy(dtype=np.float64),
-                    vrank=sub["vector_rank"].to_numpy(dtype=np.float64),
-                    trank=sub["text_rank"].to_numpy(dtype=np.float64),
-                    keyword=sub["keyword_hit"].to_numpy(dtype=bool),
-                    base=(sub["base"].to_numpy(dtype=np.float64) if "base" in sub.columns
-                          else None),
-                    sim=jaccard_matrix(matrix[docno]) if matrix is not None else None)
+            for qid in dict.fromkeys([*vgroups, *tgroups]):
+                vhits = varr.take(vgroups[qid]) if qid in vgroups else None
+                thits = tarr.take(tgroups[qid]) if qid in tgroups else None
+                pool = _pool(vhits, thits, k, legs.mode)
+                if pool is None:
+                    continue
+                if matrix is not None:
+                    pool.sim = jaccard_rows(matrix, pool.docno)
+                pools[str(qid)] = pool
             legs.pools[k] = pools
-            legs.merged[k] = merged
-        merged = legs.merged[k]
-        groups = merged.groupby("qid", sort=False).indices
-        ks = plan["k"]
-        sel = ks == k
-        for code in set(plan["method"][sel].tolist()) & {2, 3}:
-            first = next(iter(pools.values()), None)
-            if first is None or code in first.norm:
-                continue
-            name = "minmax" if code == 2 else "zscore"
-            nv = _normalise(merged, "vector_score", "vector_rank", name)
-            nt = _normalise(merged, "text_score", "text_rank", name)
-            for qid, rows in groups.items():
-                pools[str(qid)].norm[code] = (nv[rows], nt[rows])
+        sel = plan["k"] == k
         dkeys = set(plan["dkey"][sel].tolist()) - {""}
         first = next(iter(pools.values()), None)
-        for dk in dkeys:
-            if first is None or dk in first.mult:
-                continue
-            rule, hl = dk.split("|")
-            stage = TemporalDecay(legs.corpus, half_life_days=float(hl), rule=rule)
-            ts = stage.timestamps_ms(merged)
-            default = to_epoch_ms(None)
-            now = np.array([default if pd.isna(v) else to_epoch_ms(v) for v in merged["now"]])
-            age_days = np.maximum(0.0, now - ts) / DAY_MS
-            mult = np.where(np.isnan(ts), 1.0, decay_multiplier(np.nan_to_num(age_days),
-                                                                float(hl)))
-            for qid, rows in groups.items():
-                pools[str(qid)].mult[dk] = mult[rows]
+        if first is not None and dkeys - set(first.mult):
+            now = {str(q): to_epoch_ms(None if pd.isna(v) else v)
+                   for q, v in zip(legs.queries["qid"], legs.queries["now"], strict=True)}
+            for dk in dkeys - set(first.mult):
+                rule, hl = dk.split("|")
+                stage = TemporalDecay(legs.corpus, half_life_days=float(hl), rule=rule)
+                for qid, pool in pools.items():
+                    pool.mult[dk] = stage.docno_multipliers(pool.docno, now[qid])
         return pools
 
     def _query_data(self, legs: _LegData, plan: Mapping[str, np.ndarray]) -> list[_Query]:

@@ -139,8 +139,8 @@ class Explorer:
             raise ValueError("the pipeline needs a Fusion and a Threshold stage (build it with "
                              "memlab.openclaw.openclaw_pipeline)")
         self._deepen_legs()
-        if self.mmr is not None and hasattr(self.mmr, "_token_matrix"):
-            self.mmr._token_matrix()  # tokenise the snippets once now, not on the first toggle
+        if self.mmr is not None and hasattr(self.mmr, "token_matrix"):
+            self.mmr.token_matrix()  # tokenise the snippets once now, not on the first toggle
         self.now = now
         if now is None and self.dataset is not None and "now" in self.dataset.queries:
             nows = self.dataset.queries["now"].dropna()
@@ -341,8 +341,6 @@ class Explorer:
         """The pipeline's hits for ``frame``; the legs' candidates are kept per query frame
         (besides :class:`~memlab.pipeline.Cached`'s own store), so a slider move runs only
         ``Fusion.fuse`` and the stages after it."""
-        from memlab.stages.fusion import _top
-
         stages = self.pipeline.stages
         if stages[0] is not self.fusion:
             return self.pipeline.transform(frame)
@@ -354,10 +352,7 @@ class Explorer:
             legs = (key, vec, txt)
             self.__dict__["_legs"] = legs
         _, vec, txt = legs
-        self.fusion._validate()
-        k = int(self.fusion.candidates)
-        hits = self.fusion.fuse(_top(vec, k) if vec is not None else None,
-                                _top(txt, k) if txt is not None else None)
+        hits = self.fusion.fuse(vec, txt)  # cuts each leg to the candidates, then merges
         for stage in stages[1:]:
             hits = stage.transform(hits)
         return hits

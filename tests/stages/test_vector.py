@@ -235,7 +235,7 @@ def test_normalize_false_scores_inner_products() -> None:
 def test_contract_empty_corpus_and_params() -> None:
     corpus = Corpus.from_texts(TEXTS[:8])
     leg = VectorSearch(corpus, HashProvider(), depth=3)
-    hits = leg.search("hello")
+    hits = leg("hello")
     assert list(hits.columns[:len(HIT_COLUMNS)]) == HIT_COLUMNS
     assert {"vector_score", "query"} <= set(hits.columns)
     assert hits["path"].tolist() == corpus.chunks["path"].iloc[hits["docno"]].tolist()
@@ -245,9 +245,9 @@ def test_contract_empty_corpus_and_params() -> None:
                                      "index_params"}
     copy = clone(leg)
     assert copy.depth == 3 and not hasattr(copy, "doc_vectors_")
-    pd.testing.assert_frame_equal(copy.search("hello"), hits)
+    pd.testing.assert_frame_equal(copy("hello"), hits)
     restored = pickle.loads(pickle.dumps(leg))  # FAISS index dropped, rebuilt lazily
-    pd.testing.assert_frame_equal(restored.search("hello"), hits)
+    pd.testing.assert_frame_equal(restored("hello"), hits)
     assert "VectorSearch(" in repr(leg)
 
 

@@ -1,0 +1,126 @@
+"""Maximal marginal relevance (reference, section 6; OpenClaw's ``mmr.ts``).
+
+Relevance is the candidate score min-max normalised over the query's candidates (1 for all
+when every score is equal). Similarity is the Jaccard index of the candidates' token sets
+(:func:`jaccard_rows`; the token sets themselves are built by :class:`memlab.stages.mmr.MMR`).
+Greedy selection (:func:`mmr_order`) picks the item maximising
+
+    lambda * rel - (1 - lambda) * max_sim_to_selected
+
+an exact tie goes to the higher original score, then to the earlier item (OpenClaw replaces
+its pick on a tie only for a strictly higher score). ``lambda = 1`` is a plain sort.
+
+:func:`mmr_order` takes one query's scores ``(n,)`` or a batch of configurations' score rows
+``(configs, n)`` with one ``lambda`` each (the sweep): the same loop, one row per
+configuration.
+
+>>> import numpy as np
+>>> mmr_order(np.array([0.9, 0.89, 0.8]), np.array([[1, .75, 0], [.75, 1, 0], [0, 0, 1]]), 0.3)
+array([0, 2, 1])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+
+def jaccard_rows(matrix: sp.csr_matrix, rows: np.ndarray) -> np.ndarray:
+    """Pairwise Jaccard similarity of the 0/1 rows ``matrix[rows]``: ``|a ∩ b| / |a ∪ b|``,
+    two empty sets 1, one empty set 0.
+
+    Computed on a small dense 0/1 block over the tokens the rows share: cheaper than a
+    sparse product for the few dozen candidates of one query, and exact (0/1 products summed
+    in float32 are integers below 2**24).
+    """
+    rows = np.asarray(rows, dtype=np.int64)
+    indptr, indices = matrix.indptr, matrix.indices
+    starts, ends = indptr[rows], indptr[rows + 1]
+    sizes = (ends - starts).astype(np.float64)
+    parts = [indices[a:b] for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
+    n = len(rows)
+    flat = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    inter = np.zeros((n, n))
+    if len(flat):
+        # only tokens two rows share add to an intersection; the diagonal is the row size
+        _, inv, counts = np.unique(flat, return_inverse=True, return_counts=True)
+        shared = counts >= 2
+        if shared.any():
+            keep = shared[inv]
+            compact = np.cumsum(shared) - 1
+            row_of = np.repeat(np.arange(n), (ends - starts))
+            dense = np.zeros((n, int(shared.sum())), dtype=np.float32)
+            dense[row_of[keep], compact[inv[keep]]] = 1.0
+            inter = (dense @ dense.T).astype(np.float64)
+        np.fill_diagonal(inter, sizes)
+    union = sizes[:, None] + sizes[None, :] - inter
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sim = np.where(union > 0, inter / union, 0.0)
+    empty = sizes == 0
+    sim[np.ix_(empty, empty)] = 1.0
+    return sim
+
+
+def jaccard_matrix(rows: sp.csr_matrix) -> np.ndarray:
+    """Pairwise Jaccard of all rows of a 0/1 matrix (:func:`jaccard_rows` of every row)."""
+    rows = sp.csr_matrix(rows)
+    return jaccard_rows(rows, np.arange(rows.shape[0]))
+
+
+def mmr_order(scores: np.ndarray, sim: np.ndarray, lambda_: Any,
+              keep: np.ndarray | None = None, limit: int | None = None,
+              pos: np.ndarray | None = None) -> np.ndarray:
+    """Greedy MMR selection order.
+
+    One query: ``scores`` ``(n,)`` already sorted by score (descending), ``sim`` ``(n, n)``;
+    returns positions in selection order. With ``keep`` (a mask over the items) and ``limit``,
+    selection stops once ``limit`` picked items are in ``keep``: the returned prefix is that
+    of the full order, which is all a ``maxResults`` cut of the ``keep`` items needs.
+
+    A batch: ``scores`` ``(configs, n)`` in one canonical item order shared with ``sim``,
+    ``lambda_`` one value per row, ``pos`` ``(configs, n)`` each item's position in its row's
+    score order (what "the earlier item" means in a tie); returns ``(configs, n)`` canonical
+    item indices in selection order.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    single = scores.ndim == 1
+    rows_scores = scores[None, :] if single else scores
+    c, n = rows_scores.shape
+    lam = np.clip(np.broadcast_to(np.asarray(lambda_, dtype=np.float64).reshape(-1, 1),
+                                  (c, 1)), 0.0, 1.0)
+    if single and (n <= 1 or lam[0, 0] == 1.0):
+        return np.argsort(-scores, kind="stable") if n > 1 else np.arange(n)
+    if pos is None:
+        pos = np.broadcast_to(np.arange(n), (c, n))
+    lo = rows_scores.min(axis=1, keepdims=True)
+    span = rows_scores.max(axis=1, keepdims=True) - lo
+    rel = np.where(span == 0, 1.0, (rows_scores - lo) / np.where(span == 0, 1.0, span))
+    gain = lam * rel  # the same float operations as lam * rel - (1 - lam) * max_sim per step
+    penalty_weight = 1 - lam
+    blocked = np.zeros((c, n))  # 0, or -inf once picked (x + 0 == x exactly)
+    max_sim = np.zeros((c, n))
+    picks = np.empty((c, n), dtype=np.int64)
+    rows = np.arange(c)
+    stop = keep is not None and limit is not None
+    found = np.zeros(c, dtype=np.int64)
+    keep_rows = np.broadcast_to(np.asarray(keep, dtype=bool), (c, n)) if stop else None
+    for step in range(n):
+        value = gain - penalty_weight * max_sim
+        value += blocked
+        best = value.max(axis=1, keepdims=True)
+        tied = value == best
+        pick = value.argmax(axis=1)
+        if np.count_nonzero(tied) > c:  # a tie: higher score, then earlier in score order
+            top = np.where(tied, rows_scores, -np.inf).max(axis=1, keepdims=True)
+            tied &= rows_scores == top
+            pick = np.where(tied, pos, np.iinfo(np.int64).max).argmin(axis=1)
+        picks[:, step] = pick
+        if stop:
+            found += keep_rows[rows, pick]
+            if (found >= int(limit)).all():
+                return picks[0, :step + 1] if single else picks[:, :step + 1]
+        blocked[rows, pick] = -np.inf
+        np.maximum(max_sim, sim[pick], out=max_sim)
+    return picks[0] if single else picks

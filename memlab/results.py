@@ -1,0 +1,95 @@
+"""OpenClaw's result objects, built in one place for every caller: ``memlab search`` (plain
+and ``--json``), :meth:`memlab.openclaw.MemorySearch.search` and the notebook widgets.
+
+Each result is what ``openclaw memory search --json`` prints: ``path``, ``startLine``,
+``endLine``, ``score``, the components the mode reports (hybrid: ``vectorScore`` and
+``textScore``; keyword only: ``textScore``; vector only: none), ``snippet`` (700 UTF-16
+units), ``source`` and ``citation``. The CLI prints them (``memlab.cli.output``).
+
+>>> from memlab.corpus import Corpus
+>>> from memlab.frames import QueryHits
+>>> import numpy as np
+>>> corpus = Corpus.from_texts(["the deploy window moved", "lunch"])
+>>> hits = QueryHits(np.array([0]), np.array([0.5]), np.array([0.0]), np.array([0.5]))
+>>> ResultBuilder(corpus).build(hits, "fts-only")[0]["citation"]
+'doc-1.md#L1'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from memlab.corpus import Corpus
+from memlab.frames import QueryHits
+from memlab.snippet import citation, snippet
+
+__all__ = ["MODES", "ResultBuilder", "hits_to_results"]
+
+#: The modes of :func:`memlab.openclaw.openclaw_pipeline`, as OpenClaw names them.
+MODES = ("hybrid", "fts-only", "vector")
+
+
+class ResultBuilder:
+    """Result objects of one corpus' hits (chunk columns and snippets kept across calls)."""
+
+    def __init__(self, corpus: Corpus):
+        self.corpus = corpus
+        self._chunks: pd.DataFrame | None = None
+        self._cols: dict[str, list] = {}
+        self._snippets: dict[int, str] = {}
+
+    def _columns(self) -> dict[str, list]:
+        chunks = self.corpus.chunks
+        if self._chunks is not chunks:
+            self._cols = {c: chunks[c].tolist() for c in ("path", "start_line", "end_line",
+                                                           "source", "text")}
+            self._chunks = chunks
+            self._snippets = {}
+        return self._cols
+
+    def snippet(self, docno: int) -> str:
+        """The snippet of chunk ``docno`` (memoised)."""
+        cols = self._columns()
+        text = self._snippets.get(docno)
+        if text is None:
+            if len(self._snippets) > 50_000:
+                self._snippets.clear()
+            text = self._snippets[docno] = snippet(cols["text"][docno])
+        return text
+
+    def build(self, hits: QueryHits, mode: str) -> list[dict[str, Any]]:
+        """The result objects of one query's hits (in rank order) in ``mode``."""
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        cols = self._columns()
+        n = len(hits.docno)
+        vs = hits.vector_score if hits.vector_score is not None else np.zeros(n)
+        ts = hits.text_score if hits.text_score is not None else np.zeros(n)
+        out = []
+        for d, score, v, t in zip(np.asarray(hits.docno).tolist(),
+                                  np.asarray(hits.score).tolist(), np.asarray(vs).tolist(),
+                                  np.asarray(ts).tolist(), strict=True):
+            path, start, end = cols["path"][d], int(cols["start_line"][d]), int(
+                cols["end_line"][d])
+            item: dict[str, Any] = {"path": path, "startLine": start, "endLine": end,
+                                    "score": float(score)}
+            if mode == "hybrid":
+                item["vectorScore"] = float(v)
+                item["textScore"] = float(t)
+            elif mode == "fts-only":
+                item["textScore"] = float(t)
+            item["snippet"] = self.snippet(d)
+            item["source"] = cols["source"][d]
+            item["citation"] = citation(path, start, end)
+            out.append(item)
+        return out
+
+
+def hits_to_results(hits: pd.DataFrame, corpus: Corpus, mode: str) -> list[dict[str, Any]]:
+    """OpenClaw's result objects for one query's hits frame (:class:`ResultBuilder`)."""
+    if not len(hits):
+        return []
+    return ResultBuilder(corpus).build(QueryHits.from_frame(hits), mode)

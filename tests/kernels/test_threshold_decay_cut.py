@@ -1,0 +1,40 @@
+import numpy as np
+import pytest
+
+from memlab.kernels.cut import leg_cut
+from memlab.kernels.decay import DAY_MS, decay_multipliers
+from memlab.kernels.threshold import eligible, keep_first
+
+
+@pytest.mark.parametrize("relaxed", ["keyword", "zero", None])
+def test_threshold_batch_equals_rows(relaxed):
+    scores = np.array([[0.5, 0.2, -0.1], [0.3, 0.2, 0.1], [0.1, 0.0, -1.0]])
+    keyword = np.array([False, True, True])
+    mins = np.array([[0.35], [0.35], [0.05]])
+    batch = eligible(scores, keyword, mins, relaxed)
+    for row in range(3):
+        assert batch[row].tolist() == eligible(scores[row], keyword, mins[row, 0],
+                                               relaxed).tolist()
+    assert eligible(np.array([0.3, 0.2]), np.array([False, True]), 0.35,
+                    "keyword").tolist() == [False, True]
+    assert eligible(np.array([0.3, 0.2]), np.array([False, False]), 0.35,
+                    None).tolist() == [False, False]
+
+
+def test_keep_first_rows():
+    mask = np.array([[True, True, False, True], [False, True, True, True]])
+    assert keep_first(mask, np.array([[1], [2]])).tolist() == [
+        [True, False, False, False], [False, True, True, False]]
+
+
+def test_decay_half_life_and_missing_timestamps():
+    ts = np.array([0.0, 10 * DAY_MS, np.nan, 40 * DAY_MS])
+    mult = decay_multipliers(ts, 20 * DAY_MS, 20)
+    assert mult[0] == pytest.approx(0.5) and mult[1] == pytest.approx(2 ** -0.5)
+    assert mult[2] == 1.0 and mult[3] == 1.0  # undated; in the future
+    assert decay_multipliers(ts, 20 * DAY_MS, 0).tolist() == [1.0] * 4
+
+
+def test_leg_cut_keeps_fallback_hits():
+    assert leg_cut(np.arange(1, 5), 2).tolist() == [True, True, False, False]
+    assert leg_cut(np.arange(1, 4), 1, np.array([False, True, True])).tolist() == [True] * 3
