@@ -50,6 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_bench_parser(sub)
     from memlab.convert.cli import add_datasets_parser
     add_datasets_parser(sub)
+    from memlab.cli.calibrate import add_calibrate_parser
+    add_calibrate_parser(sub)
     return parser
 
 

@@ -171,3 +171,25 @@ def test_plot(toy) -> None:
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert labels[-1] == "calibrated minScore 0.900" and len(labels) == 4
     assert ax.get_xlabel().startswith("minScore")
+
+
+def test_cli_calibrate(capsys, tmp_path) -> None:
+    """Keyword-only never abstains: a precision above the base rate is refused (exit 2), one
+    below it is met at minScore 0."""
+    import json
+
+    from memlab.cli.main import main
+
+    assert main(["calibrate", str(SAMPLE), "--config", "keyword",
+                 "--target-precision", "0.99"]) == 2
+    assert "relaxed='zero'" in capsys.readouterr().err
+    curve = tmp_path / "curve.csv"
+    assert main(["calibrate", str(SAMPLE), "--config", "keyword", "--target-precision", "0.5",
+                 "--json", "--curve", str(curve)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["config"] == {"memorySearch": {"query": {"minScore": 0.0}}}
+    assert out["answerable"] == 111 and out["unanswerable"] == 13
+    # precision = answerable answered / answered
+    assert out["precision"] == pytest.approx(out["answerable_answered"] * 111
+                                             / (out["coverage"] * 124))
+    assert pd.read_csv(curve)["threshold"].iloc[0] == 0.0
