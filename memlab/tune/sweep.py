@@ -130,7 +130,14 @@ def expand_grid(grid: Mapping[str, Any], base: MemlabConfig | None = None
 
     A ``vectorWeight`` axis without a ``textWeight`` axis sets ``textWeight = 1 - w``. Each
     combination is validated with :meth:`MemlabConfig.with_overrides`; an invalid one raises
-    :class:`~memlab.config.ConfigError` naming the grid point.
+    :class:`~memlab.config.ConfigError` naming the grid point. Axes without effect are not
+    multiplied: with decay off only the first ``halfLifeDays`` value is kept, with MMR off
+    only the first ``mmr.lambda`` (see :func:`_inert`).
+
+    >>> ov, _ = expand_grid({"query.hybrid.temporalDecay.enabled": [False, True],
+    ...                      "query.hybrid.temporalDecay.halfLifeDays": [7, 30, 90]})
+    >>> len(ov)  # 1 with decay off + 3 with it on, not 2 x 3
+    4
     """
     base = base if base is not None else load_config({"memorySearch": {"provider": "local"}})
     if not isinstance(grid, Mapping) or not grid:
@@ -169,9 +176,27 @@ def expand_grid(grid: Mapping[str, Any], base: MemlabConfig | None = None
                     [ConfigIssue(i.path, f"{i.message} (grid point {ov})") for i in exc.issues]
                 ) from None
             cache[key] = cfg
+        if _inert(ov, axes, cfg):
+            continue
         overrides_list.append(full)
         configs.append(cfg)
     return overrides_list, configs
+
+
+#: Axes that have no effect unless a switch is on: (axis, what reads the switch).
+_INERT_UNLESS = {
+    "query.hybrid.temporalDecay.halfLifeDays":
+        lambda cfg: cfg.memory_search.query.hybrid.temporal_decay.enabled,
+    "query.hybrid.mmr.lambda": lambda cfg: cfg.memory_search.query.hybrid.mmr.enabled,
+}
+
+
+def _inert(ov: Mapping[str, Any], axes: Mapping[str, list[Any]], cfg: MemlabConfig) -> bool:
+    """Whether this grid point only repeats another: an axis whose switch is off (e.g.
+    ``halfLifeDays`` with decay disabled) at any value but its first one. The grid keeps
+    one row per configuration that can rank differently."""
+    return any(axis in ov and ov[axis] != axes[axis][0] and not switch(cfg)
+               for axis, switch in _INERT_UNLESS.items())
 
 
 # ---------------------------------------------------------------------------------------------
