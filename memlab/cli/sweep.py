@@ -114,6 +114,24 @@ def _write(table: pd.DataFrame, out: str, dataset: str = "") -> None:
     print(f"wrote {len(frame)} rows to {path}", file=sys.stderr)
 
 
+def _significance(per_query: Any, top: list[int], metric: str, *, seed: int = 0) -> str:
+    """CIs and paired tests of the shown rows (``top``: their positions in the grid) against
+    the best one and against the grid's first configuration (the baseline), Holm-corrected
+    within each table (:func:`memlab.eval.pairwise.paired_against`)."""
+    from memlab.eval.pairwise import format_pairwise, paired_against
+
+    rows = list(dict.fromkeys([*top, 0]))
+    names = [f"#{i}" for i in rows]
+    values = per_query[:, rows]
+    parts = [f"\n{metric} of the rows shown (#N = grid position; #0 = the grid's first "
+             "configuration, the baseline), paired over the judged queries:"]
+    for against, label in (("best", "against the best row"), ("#0", "against the baseline")):
+        if len(rows) > 1:
+            table = paired_against(values, names, against=against, metric=metric, seed=seed)
+            parts += [f"\n{label}:\n", format_pairwise(table)]
+    return "\n".join(parts)
+
+
 def sweep_command(args: argparse.Namespace) -> int:
     """Run ``memlab sweep`` (see the module doc)."""
     import warnings
@@ -174,6 +192,8 @@ def _sweep(args: argparse.Namespace, engine: Any, dataset: Any, grid: dict[str, 
           f"{elapsed - legs:.1f}s); top {args.top} by {metric}:")
     shown = [c for c in ranked.columns if "[" not in c and c != "dataset"]
     print(ranked[shown].head(args.top).to_string(index=False))
+    print(_significance(values[engine.judged_mask(), :, metrics.index(metric)],
+                        list(ranked.index[:args.top]), metric, seed=args.seed))
     if args.cv:
         from memlab.tune.optimize import tune
 
