@@ -37,6 +37,7 @@ clean:
 parity: $(STAMP)
 	$(BIN)/python parity/run.py --openclaw-version both $(PARITY_ARGS)
 	$(BIN)/python parity/check_serve.py
+	$(BIN)/python parity/check_export_2026_9.py
 
 # Benchmarks against peers (benchmarks/README.md): prints Markdown tables with every ratio next
 # to its target and writes JSON to benchmarks/results/. Not part of `make test`. All of them

@@ -13,6 +13,7 @@ from typing import Any
 
 from memlab.config.errors import ExportWarning
 from memlab.config.export import export_config
+from memlab.config.export_2026_9 import measured_effects
 from memlab.config.openclaw_2026_8 import SCHEMAS
 from memlab.config.openclaw_import import import_config
 from memlab.config.results import overrides_from_results, read_results
@@ -31,9 +32,11 @@ def add_export_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--metric", help="rank by this metric column (default: the first one)")
     p.add_argument("--dataset", help="the dataset the results must be for (checked against a "
                    "`dataset` column)")
-    p.add_argument("--schema", choices=SCHEMAS, default="2026.7",
+    p.add_argument("--schema", choices=(*SCHEMAS, "2026.9"), default="2026.7",
                    help="2026.7: agents.defaults.memorySearch; 2026.8: memory.search (2026.8 "
-                   "and later; fixed constants are reported)")
+                   "and later; fixed constants are reported); 2026.9: only keys 2026.9.6 "
+                   "accepts, a tuned value it cannot express is refused with its measured "
+                   "effect")
     p.add_argument("--out", required=True, help="output file ('-' for standard output)")
     p.add_argument("--allow-lossy", action="store_true", help="drop memlab-only choices "
                    "(RRF fusion, BM25 keyword leg, ...) instead of refusing")
@@ -50,9 +53,15 @@ def add_export_parser(subparsers: Any) -> argparse.ArgumentParser:
 def run_export(args: argparse.Namespace) -> int:
     src = Path(args.source).expanduser()
     header: dict[str, Any] = {}
+    effects: dict[str, float] = {}
     if src.suffix.lower() in (".parquet", ".pq", ".csv", ".tsv"):
-        overrides, header = overrides_from_results(read_results(src), rank=args.rank,
+        frame = read_results(src)
+        overrides, header = overrides_from_results(frame, rank=args.rank,
                                                    metric=args.metric, dataset=args.dataset)
+        if args.schema == "2026.9":
+            if "dataset" in frame.columns and header.get("dataset") is not None:
+                frame = frame[frame["dataset"].astype(str) == header["dataset"]]
+            effects = measured_effects(frame, header["metric"], header["score"])
         header = {"source": str(src), **header}
         config: Any = overrides
     else:
@@ -66,7 +75,7 @@ def run_export(args: argparse.Namespace) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ExportWarning)
         text = export_config(config, args.schema, header=header, allow_lossy=args.allow_lossy,
-                             full=args.full, base=args.base)
+                             full=args.full, base=args.base, effects=effects or None)
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
     for d in text.dropped:

@@ -51,6 +51,7 @@ from typing import Any
 
 from memlab.config.dump import Json5Comment, dump_tree, emit_json5
 from memlab.config.errors import ConfigError, ConfigIssue, ExportError, ExportWarning, show_value
+from memlab.config.export_2026_9 import block_2026_9, check_block_2026_9
 from memlab.config.json5io import read_source
 from memlab.config.keypaths import canonical_key_path, get_path, leaf_paths
 from memlab.config.openclaw_2026_8 import CONFIGURABLE_2026_8, SCHEMAS
@@ -227,7 +228,8 @@ def _block_2026_8(cfg: MemlabConfig, full: bool) -> tuple[dict[str, Any], list[s
 
 def export_config(config_or_overrides: Any = None, schema: str = "2026.7", *,
                   header: Mapping[str, Any] | None = None, allow_lossy: bool = False,
-                  full: bool = False, base: str | Path | None = None) -> ExportedConfig:
+                  full: bool = False, base: str | Path | None = None,
+                  effects: Mapping[str, float] | None = None) -> ExportedConfig:
     """The OpenClaw JSON5 config text for a tuned configuration (see the module docstring).
 
     ``config_or_overrides``: a :class:`MemlabConfig` / :class:`MemorySearchConfig`, a config
@@ -236,7 +238,10 @@ def export_config(config_or_overrides: Any = None, schema: str = "2026.7", *,
     row) applied to ``base``'s configuration (OpenClaw defaults without ``base``); an override
     of ``vectorWeight`` without ``textWeight`` sets ``textWeight = 1 - vectorWeight``.
 
-    ``schema``: ``"2026.7"`` or ``"2026.8"`` (2026.8 and later). ``header``: items written as
+    ``schema``: ``"2026.7"``, ``"2026.8"`` (2026.8 and later, fixed constants reported) or
+    ``"2026.9"`` (2026.9.6's strict ``memory.search``: a tuned value it cannot express is
+    refused, :mod:`memlab.config.export_2026_9`; ``effects`` maps such keys to their measured
+    effect on the objective, quoted in the refusal and the header). ``header``: items written as
     ``//`` comment lines at the top (e.g. ``dataset``, ``metric``, ``score``,
     ``out_of_sample``, ``date``). ``full``: write every key with its effective value, not only
     the configured ones. ``base``: an existing whole OpenClaw config (path or text) to merge
@@ -247,7 +252,10 @@ def export_config(config_or_overrides: Any = None, schema: str = "2026.7", *,
     memlab-only choices left out under ``allow_lossy``. Raises :class:`ExportError` for
     memlab-only choices without ``allow_lossy`` and ``ValueError`` for an unknown schema.
     """
-    schema = {"2026.7.35": "2026.7", "2026.9": "2026.8"}.get(schema, schema)
+    schema = {"2026.7.35": "2026.7", "2026.9.6": "2026.9"}.get(schema, schema)
+    if schema == "2026.9":
+        return _export_2026_9(_start_config(config_or_overrides, base), header, allow_lossy,
+                              full, base, effects)
     if schema not in SCHEMAS:
         raise ValueError(f"schema must be one of {', '.join(SCHEMAS)} (2026.8 covers 2026.8 "
                          f"and later), not {schema!r}")
@@ -288,6 +296,48 @@ def export_config(config_or_overrides: Any = None, schema: str = "2026.7", *,
     if message:
         warnings.warn(ExportWarning("\n".join(message)), stacklevel=2)
     return ExportedConfig(text, [*notes, *shadowed], lossy if allow_lossy else [])
+
+
+def _export_2026_9(cfg: MemlabConfig, header: Mapping[str, Any] | None, allow_lossy: bool,
+                   full: bool, base: str | Path | None,
+                   effects: Mapping[str, float] | None) -> ExportedConfig:
+    """Schema 2026.9: only keys 2026.9.6 accepts; inexpressible tuned values refused (or, with
+    ``allow_lossy``, dropped and listed in the header); the result re-checked against
+    2026.9's validation and doctor rules."""
+    block, lost = block_2026_9(cfg, full, effects)
+    metric = (header or {}).get("metric")
+    if lost and not allow_lossy:
+        raise ExportError([ConfigIssue(x.key, "OpenClaw 2026.9 cannot express the tuned value "
+                                       + x.describe(metric).removeprefix(f"{x.key} = "))
+                           for x in lost]
+                          + [ConfigIssue("", "pass allow_lossy=True (--allow-lossy) to drop "
+                                             "them and export the rest")])
+    base_doc: dict[str, Any] = {}
+    if base is not None:
+        raw, name = read_source(base)
+        if not isinstance(raw, dict):
+            raise ConfigError(f"the base config must be an object, got {show_value(raw)}",
+                              source=name)
+        base_doc = raw
+    shadowed: list[str] = []
+    doc = _merge_2026_8(base_doc, block, shadowed)
+    check_block_2026_9(doc)
+    dropped = [x.describe(metric) for x in lost]
+    lines = ["OpenClaw 2026.9 memory search config (memory.search), written by memlab"]
+    lines += _header_lines("2026.9", header, (), ())[1:]
+    if dropped:
+        lines.append("tuned values OpenClaw 2026.9 cannot express, dropped (--allow-lossy); "
+                     "OpenClaw uses its fixed behaviour:")
+        lines += [f"  - {d}" for d in dropped]
+    text = "".join(f"// {line}\n" for line in lines)
+    if shadowed:
+        text += "// per-agent settings kept from the base config that override these values:\n"
+        text += "".join(f"//   - {s}\n" for s in shadowed)
+    text += emit_json5(doc, 0, "json5") + "\n"
+    if shadowed:
+        warnings.warn(ExportWarning("per-agent settings of the base config override exported "
+                                    "values:\n  - " + "\n  - ".join(shadowed)), stacklevel=3)
+    return ExportedConfig(text, shadowed, dropped)
 
 
 def _merge_2026_7(base: dict[str, Any], block: dict[str, Any],

@@ -56,6 +56,20 @@ class FusionOptions(StrictModel):
     rrf_k: PosInt = Field(60, alias="rrfK")
 
 
+class WhatIf2026_9(StrictModel):
+    """What-if axes of the 2026.9 profile (:class:`memlab.profiles.openclaw_2026_9.Search2026_9`)
+    for upstream discussions; the defaults are 2026.9.6's fixed behaviour. RRF instead of the
+    weighted blend is ``memlab.fusion.method: "rrf"`` (with ``rrfK``)."""
+
+    #: The keyword score inside the fusion: 2026.9's ``"boosted"`` one or 2026.7's ``"raw"``
+    #: FTS score (``bm25RankToScore``).
+    keyword_score: Literal["boosted", "raw"] = Field("boosted", alias="keywordScore")
+    #: ``SEARCH_CANDIDATE_UNIVERSE`` (candidates per leg and the selection universe).
+    candidate_universe: PosInt = Field(200, alias="candidateUniverse")
+    #: Temporal decay half-life in days (2026.9 fixes 30).
+    half_life_days: float = Field(30.0, alias="halfLifeDays", gt=0)
+
+
 class MemlabOptions(StrictModel):
     """memlab-only research options (top-level key ``memlab``); defaults mirror OpenClaw."""
 
@@ -86,6 +100,8 @@ class MemlabOptions(StrictModel):
     #: The OpenClaw release line to reproduce (:mod:`memlab.profiles`); ``null``/unset = from
     #: the config layout (``memory.search`` → ``"2026.9"``, else ``"2026.7"``).
     profile: Literal["2026.7", "2026.9"] | None = None
+    #: What-if axes of the 2026.9 profile (memlab-only; export refuses them).
+    what_if: WhatIf2026_9 = Field(default_factory=WhatIf2026_9, alias="whatIf")
 
 
 class MemlabConfig(StrictModel):

@@ -1,0 +1,218 @@
+"""What an export to OpenClaw 2026.9 (``memory.search`` of 2026.9.6) can and cannot carry.
+
+2026.9.6 accepts only the keys of its strict schema
+(:class:`memlab.config.schema_2026_9.MemorySearch2026_9`: provider, model, ``store.fts.tokenizer``,
+``query.minScore``/``maxResults``, ``sources``, ``experimental.sessionMemory``,
+``outputDimensionality``, input types, ...) and fixes the rest
+(:data:`~memlab.config.schema_2026_9.DEFAULTS_2026_9`). :func:`block_2026_9` splits a tuned
+configuration into the block 2026.9 accepts and the :class:`Inexpressible` values: configured
+keys 2026.9 has retired or never had, whose value differs from 2026.9's fixed one, and memlab-only
+choices (fusion other than the weighted blend, a non-FTS5 keyword leg, FAISS, the
+``memlab.whatIf`` research keys of the 2026.9 profile). Which keys 2026.9 drops is decided by
+:func:`~memlab.config.schema_2026_9.doctor_fix` (the rule checked against the real doctor), so
+this module keeps no list of its own.
+
+:func:`measured_effects` reads, from sweep results, what each such knob was worth: the objective
+of the chosen row minus the best row whose column holds 2026.9's fixed value.
+
+>>> from memlab.config import MemlabConfig
+>>> cfg = MemlabConfig().with_overrides({"query.minScore": 0.2,
+...                                      "query.hybrid.vectorWeight": 0.5})
+>>> block, lost = block_2026_9(cfg)
+>>> block
+{'query': {'minScore': 0.2}}
+>>> [(x.key, x.value, x.fixed) for x in lost]
+[('query.hybrid.vectorWeight', 0.5, 0.7)]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from memlab.config.dump import Json5Comment, dump_tree
+from memlab.config.keypaths import canonical_key_path, get_path, leaf_paths
+from memlab.config.options import MemlabConfig, WhatIf2026_9
+from memlab.config.schema import MemorySearchConfig
+from memlab.config.schema_2026_9 import DEFAULTS_2026_9, doctor_fix, read_config
+
+__all__ = ["FIXED_2026_9", "Inexpressible", "block_2026_9", "check_block_2026_9",
+           "measured_effects"]
+
+#: The effective value memlab ranks with, per 2026.7 key 2026.9 fixes (weights normalised,
+#: defaults resolved), compared with :data:`DEFAULTS_2026_9`.
+_EFFECTIVE: dict[str, Callable[[MemorySearchConfig], Any]] = {
+    "query.hybrid.enabled": lambda ms: ms.query.hybrid.enabled,
+    "query.hybrid.vectorWeight": lambda ms: ms.normalized_weights()[0],
+    "query.hybrid.textWeight": lambda ms: ms.normalized_weights()[1],
+    "query.hybrid.candidateMultiplier":
+        lambda ms: ms.query.hybrid.resolved_candidate_multiplier(),
+    "query.hybrid.mmr.enabled": lambda ms: ms.query.hybrid.mmr.enabled,
+    "query.hybrid.mmr.lambda": lambda ms: ms.mmr_lambda(),
+    "query.hybrid.temporalDecay.enabled": lambda ms: ms.query.hybrid.temporal_decay.enabled,
+    "query.hybrid.temporalDecay.halfLifeDays": lambda ms: ms.half_life_days(),
+    "chunking.tokens": lambda ms: ms.chunking.resolved_tokens(),
+    "chunking.overlap": lambda ms: ms.resolved_overlap(),
+    "cache.maxEntries": lambda ms: ms.cache.resolved_max_entries() or 50_000,
+}
+
+
+#: 2026.9's fixed behaviour per memlab option: the memlab-only choices and the what-if axes.
+_MEMLAB_FIXED: dict[str, Any] = {
+    "memlab.fusion.method": "openclaw", "memlab.keyword": "fts5", "memlab.match": "all",
+    "memlab.keywordFallback": True, "memlab.vectorIndex": "Flat",
+    **{f"memlab.whatIf.{info.alias or name}": info.default
+       for name, info in WhatIf2026_9.model_fields.items()},
+}
+#: What 2026.9 does for every key it does not let a user set (sweep column -> value).
+FIXED_2026_9: dict[str, Any] = {**DEFAULTS_2026_9, **_MEMLAB_FIXED}
+
+
+@dataclass(frozen=True)
+class Inexpressible:
+    """A tuned value the 2026.9 schema cannot carry: ``key`` (a sweep column name), the tuned
+    ``value``, 2026.9's ``fixed`` behaviour, ``why``, and the measured ``effect`` (objective
+    of the chosen configuration minus the best one with ``key`` at ``fixed``) when known."""
+
+    key: str
+    value: Any
+    fixed: Any
+    why: str
+    effect: float | None = None
+
+    def describe(self, metric: str | None = None) -> str:
+        """One line: key, value, what 2026.9 does, and the measured effect."""
+        text = f"{self.key} = {_show(self.value)}: {self.why}"
+        if self.effect is not None:
+            text += (f"; measured effect {self.effect:+.4f} {metric or 'objective'} (chosen row "
+                     f"vs the best row with {self.key} = {_show(self.fixed)})")
+        return text
+
+
+def _show(value: Any) -> str:
+    return repr(value) if isinstance(value, str) else str(value).lower() \
+        if isinstance(value, bool) else str(value)
+
+
+def _close(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool) or not isinstance(a, int | float) \
+            or not isinstance(b, int | float):
+        return a == b
+    return math.isclose(float(a), float(b), rel_tol=0, abs_tol=1e-9)
+
+
+def _memlab_only(cfg: MemlabConfig) -> list[Inexpressible]:
+    """memlab-only choices in effect for a 2026.9 search (2026.9 always runs hybrid FTS5 +
+    exact vectors with its weighted blend)."""
+    ml, ms = cfg.memlab, cfg.memory_search
+    vector = ms.resolved_provider() != "none"
+    choices = [  # (key, value, in effect, why 2026.9 cannot do it)
+        ("memlab.fusion.method", ml.fusion.method, vector, "2026.9 merges the legs by "
+         "0.7*vector + 0.3*boosted keyword score only (no RRF or normalised fusion)"),
+        ("memlab.keyword", ml.keyword, True, "2026.9's keyword leg is SQLite FTS5 (body and "
+         "path tables); no BM25/TF-IDF leg"),
+        ("memlab.match", ml.match, ml.keyword != "fts5", "2026.9's FTS query joins the tokens "
+         "with AND"),
+        ("memlab.keywordFallback", ml.keyword_fallback, True, "2026.9 always runs its "
+         "<=6-keyword fallback"),
+        ("memlab.vectorIndex", ml.vector_index, vector, "2026.9 searches vectors exactly "
+         "(sqlite-vec)"),
+    ]
+    for name, info in WhatIf2026_9.model_fields.items():
+        choices.append((f"memlab.whatIf.{info.alias or name}", getattr(ml.what_if, name), True,
+                        f"a memlab what-if of the 2026.9 profile; 2026.9.6 fixes "
+                        f"{_show(info.default)}"))
+    return [Inexpressible(key, value, _MEMLAB_FIXED[key], why)
+            for key, value, active, why in choices if active and value != _MEMLAB_FIXED[key]]
+
+
+def block_2026_9(cfg: MemlabConfig, full: bool = False,
+                 effects: Mapping[str, float] | None = None
+                 ) -> tuple[dict[str, Any], list[Inexpressible]]:
+    """``(block, inexpressible)``: the ``memory.search`` object 2026.9.6 accepts for ``cfg``
+    (only configured keys unless ``full``) and every tuned value it cannot carry (module
+    docstring), each with its measured effect from ``effects`` (key -> objective delta).
+
+    >>> block_2026_9(MemlabConfig().with_overrides({"memlab.fusion.method": "rrf"}))[1][0].key
+    'memlab.fusion.method'
+    """
+    ms = cfg.memory_search
+    configured = dump_tree(ms, False)
+    _, removed = doctor_fix({"memory": {"search": configured}})
+    lost: list[Inexpressible] = []
+    seen: set[str] = set()
+    for path in removed:  # doctor_fix names retired leaves, then the emptied/unknown parents
+        rel = path.removeprefix("memory.search.")
+        sub = get_path(configured, rel)
+        leaves = leaf_paths(sub, rel) if isinstance(sub, Mapping) and sub else [(rel, sub)]
+        for key, value in leaves:
+            if isinstance(value, Json5Comment) or key in seen:
+                continue
+            seen.add(key)
+            if key in _EFFECTIVE:
+                fixed = DEFAULTS_2026_9[key]
+                if _close(_EFFECTIVE[key](ms), fixed):  # e.g. weights compared normalised
+                    continue  # 2026.9 does the same: nothing is lost
+                why = f"retired in 2026.9 (fixed {_show(fixed)})"
+            else:
+                fixed, why = DEFAULTS_2026_9.get(key), "not a 2026.9 memory.search key"
+                if fixed is not None and _close(value, fixed):
+                    continue
+            lost.append(Inexpressible(key, value, fixed, why))
+    lost += _memlab_only(cfg)
+    effects = effects or {}
+    lost = [Inexpressible(x.key, x.value, x.fixed, x.why, effects.get(x.key)) for x in lost]
+    block, _ = doctor_fix({"memory": {"search": dump_tree(ms, full)}})
+    return get_path(block, "memory.search") or {}, lost
+
+
+def check_block_2026_9(doc: Mapping[str, Any]) -> None:
+    """Raise ``AssertionError`` unless 2026.9's rules accept ``doc`` unchanged: it validates
+    (:func:`read_config`) and ``doctor --fix`` removes nothing (:func:`doctor_fix`)."""
+    def values(node: Any) -> Any:  # Json5Comment: a comment in place of a value
+        if isinstance(node, Mapping):
+            return {k: values(v) for k, v in node.items() if not isinstance(v, Json5Comment)}
+        return node
+
+    plain = values({k: v for k, v in doc.items() if k != "memlab"})
+    read_config(plain)
+    _, removed = doctor_fix(plain)
+    if removed:
+        raise AssertionError(f"2026.9's doctor --fix would remove {', '.join(removed)}")
+
+
+def measured_effects(frame: Any, metric: str, chosen_score: float,
+                     fixed: Mapping[str, Any] | None = None) -> dict[str, float]:
+    """Per results column naming a key 2026.9 fixes (``fixed``, default
+    :data:`FIXED_2026_9`): ``chosen_score`` minus the best ``metric`` among the rows whose
+    column holds the fixed value; columns without such a row are left out.
+
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"query.hybrid.vectorWeight": [0.5, 0.7], "ndcg@10": [0.6, 0.55]})
+    >>> measured_effects(rows, "ndcg@10", 0.6)
+    {'query.hybrid.vectorWeight': 0.05}
+    """
+    fixed = FIXED_2026_9 if fixed is None else fixed
+    columns = {canonical_key_path(str(c)) or str(c): c for c in frame.columns}
+    out: dict[str, float] = {}
+    for key, column in columns.items():
+        if key not in fixed:
+            continue
+        target = fixed[key]
+        mask = frame[column].map(lambda v, t=target: v is not None and _close(
+            _cell(v), t)).astype(bool)
+        best = frame.loc[mask, metric].max() if mask.any() else math.nan
+        if not math.isnan(best):
+            out[key] = round(float(chosen_score) - float(best), 12)
+    return out
+
+
+def _cell(value: Any) -> Any:
+    """A results cell as a Python value (CSV writes booleans as text)."""
+    if hasattr(value, "item") and not isinstance(value, str):
+        value = value.item()
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    return value
