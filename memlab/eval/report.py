@@ -24,13 +24,41 @@ import io
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 
-if TYPE_CHECKING:
-    from memlab.eval.experiment import Comparison
+
+class ComparisonView(Protocol):
+    """What the tables read from a :class:`~memlab.eval.experiment.Comparison` (a protocol, so
+    this module does not import the one whose methods call it)."""
+
+    table: pd.DataFrame
+    tests: pd.DataFrame
+    per_query: pd.DataFrame
+    by_tag: pd.DataFrame | None
+    evaluations: dict[str, Any]
+    baseline: str
+    metrics: list[str]
+    level: str
+    n_resamples: int
+    seed: int | None
+    confidence: float
+    options: dict[str, Any]
+
+    @property
+    def systems(self) -> list[str]: ...
+
+    @property
+    def n_judged(self) -> int: ...
+
+    @property
+    def n_unjudged(self) -> int: ...
+
+    @property
+    def abstention(self) -> pd.DataFrame: ...
+
 
 MARKER = "†"
 TESTS = {"rand": "paired randomization test", "t": "paired t-test",
@@ -92,7 +120,7 @@ def _num(value: Any, digits: int, signed: bool = False) -> str:
     return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
 
 
-def comparison_cells(cmp: Comparison, *, test: str = "rand", alpha: float = 0.05,
+def comparison_cells(cmp: ComparisonView, *, test: str = "rand", alpha: float = 0.05,
                      digits: int = 3, ci: bool = True, wlt: bool = True
                      ) -> tuple[list[str], list[list[str]], str, list[str]]:
     """Header, rows, alignment and the markers used (``[]`` or ``[MARKER]``) of the main
@@ -132,7 +160,7 @@ def comparison_cells(cmp: Comparison, *, test: str = "rand", alpha: float = 0.05
     return header, rows, align, used
 
 
-def legend(cmp: Comparison, *, test: str = "rand", alpha: float = 0.05, ci: bool = True,
+def legend(cmp: ComparisonView, *, test: str = "rand", alpha: float = 0.05, ci: bool = True,
            wlt: bool = True) -> str:
     """One plain-text paragraph saying what the columns and markers mean."""
     n_comp = int(cmp.tests[f"p_{test}_raw"].notna().sum()) if len(cmp.tests) else 0
@@ -158,7 +186,7 @@ def legend(cmp: Comparison, *, test: str = "rand", alpha: float = 0.05, ci: bool
     return text + "."
 
 
-def tag_cells(cmp: Comparison, metric: str, *, digits: int = 3
+def tag_cells(cmp: ComparisonView, metric: str, *, digits: int = 3
               ) -> tuple[list[str], list[list[str]], str]:
     """Per-tag table for one metric: tag, queries, judged, then each system's mean."""
     if cmp.by_tag is None:
@@ -171,7 +199,7 @@ def tag_cells(cmp: Comparison, metric: str, *, digits: int = 3
     return header, rows, "lrr" + "r" * len(cmp.systems)
 
 
-def format_comparison(cmp: Comparison, fmt: str = "markdown", *, test: str = "rand",
+def format_comparison(cmp: ComparisonView, fmt: str = "markdown", *, test: str = "rand",
                       alpha: float = 0.05, digits: int = 3, ci: bool = True, wlt: bool = True,
                       by_tag: bool = True) -> str:
     """The comparison as ``markdown``, ``latex``, ``text`` (``repr``) or ``html``.
@@ -226,7 +254,7 @@ def _latex(header, rows, align, note, tags) -> str:
 
 # -- machine-readable exports ----------------------------------------------------------------
 
-def comparison_csv(cmp: Comparison, path: str | Path | None = None, *,
+def comparison_csv(cmp: ComparisonView, path: str | Path | None = None, *,
                    what: str = "table") -> str | None:
     """``cmp.table`` (or ``tests``, ``per_query``, ``by_tag``, ``abstention``) as CSV."""
     frames = {"table": lambda: cmp.table, "tests": lambda: cmp.tests,
@@ -262,7 +290,7 @@ def _json(value: Any) -> Any:
     return value
 
 
-def comparison_dict(cmp: Comparison) -> dict[str, Any]:
+def comparison_dict(cmp: ComparisonView) -> dict[str, Any]:
     """Plain-JSON dict: settings, per-system means and tests, per-tag means, abstention."""
     systems: dict[str, Any] = {}
     tests = cmp.tests.set_index(["system", "metric"]) if len(cmp.tests) else None

@@ -263,7 +263,7 @@ def test_unknown_and_auto_fail_closed() -> None:
 
 
 def test_registering_a_provider_makes_it_available() -> None:
-    from memlab.embed.base import _REGISTRY, register_provider
+    from memlab.embed.base import PROVIDER_CLASSES, register_provider
 
     @register_provider
     class DummyProvider(SecretProvider):
@@ -273,6 +273,6 @@ def test_registering_a_provider_makes_it_available() -> None:
         made = get_provider("dummy-test", api_key="sk-x", headers={})
         assert isinstance(made, DummyProvider) and "dummy-test" in available_providers()
     finally:
-        _REGISTRY.pop("dummy-test", None)
+        PROVIDER_CLASSES.pop("dummy-test", None)
     with pytest.raises(ProviderUnavailable):
         get_provider("dummy-test")
