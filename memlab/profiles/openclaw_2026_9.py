@@ -22,6 +22,12 @@
 
 Keyword-only (provider ``none``): ``finalizeKeywordOnlyResults`` (no MMR, relaxed floor 0).
 
+What-if axes (memlab-only, :class:`memlab.config.options.WhatIf2026_9`; the defaults are
+2026.9.6's fixed behaviour): ``memlab.whatIf.keywordScore: "raw"`` fuses the raw FTS score as
+2026.7 did, ``memlab.whatIf.candidateUniverse`` replaces the 200-candidate universe,
+``memlab.whatIf.halfLifeDays`` the 30-day decay, and ``memlab.fusion.method`` (``"rrf"`` with
+``rrfK``, ``"minmax"``, ``"zscore"``) the weighted blend (ranks are each leg's list order).
+
 >>> import tempfile, pathlib
 >>> ws = pathlib.Path(tempfile.mkdtemp())
 >>> _ = (ws / "MEMORY.md").write_text("- Billing deploy window is Tuesday <!-- importance: 9 -->")
@@ -45,6 +51,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from memlab.annotations import importance_multiplier, project_eligible, project_multiplier
+from memlab.config.errors import ConfigError, ConfigIssue, validate_block
+from memlab.config.options import MemlabOptions, WhatIf2026_9
 from memlab.config.schema_2026_9 import ResolvedSearch2026_9, read_config
 from memlab.kernels.decay import DAY_MS
 from memlab.kernels.fusion import fuse_scores
@@ -66,9 +74,10 @@ from memlab.workspace import dated_path_date, is_evergreen
 
 __all__ = ["Search2026_9", "SEARCH_CANDIDATE_UNIVERSE"]
 
-SEARCH_CANDIDATE_UNIVERSE = 200
+#: 2026.9.6's fixed values are the defaults of the what-if options (one place).
+SEARCH_CANDIDATE_UNIVERSE = WhatIf2026_9.model_fields["candidate_universe"].default
 VECTOR_WEIGHT, TEXT_WEIGHT = 0.7, 0.3
-HALF_LIFE_DAYS = 30.0
+HALF_LIFE_DAYS = WhatIf2026_9.model_fields["half_life_days"].default
 MMR_LAMBDA = 0.7
 #: OpenAI-compatible providers: min(8192, 8000) UTF-8 bytes per chunk (provider_input_cap).
 PROVIDER_INPUT_CAP = 8000
@@ -114,6 +123,14 @@ class Search2026_9:
         self.raw = dict(config)
         self.agent_id = agent_id or "main"
         self.settings = read_config(self.raw).resolve(self.agent_id)
+        issues: list[ConfigIssue] = []
+        options = validate_block(MemlabOptions, dict(self.raw.get("memlab") or {}), "memlab",
+                                 issues)
+        if issues or options is None:
+            raise ConfigError(issues)
+        self.options: MemlabOptions = options
+        self.universe = options.what_if.candidate_universe
+        self.half_life_days = options.what_if.half_life_days
         self.keyword_only = self.settings.provider == "none"
         self._embedder = embedder
         self.index_path = str(index_path)
@@ -244,7 +261,7 @@ class Search2026_9:
         ts = self._timestamps(entries)
         scores = np.array([e["score"] for e in entries], dtype=np.float64)
         age = (now_ms - ts) / DAY_MS
-        lam = math.log(2) / HALF_LIFE_DAYS
+        lam = math.log(2) / self.half_life_days
         decayed = np.where(np.isnan(ts), scores, scores * np.exp(-lam * np.maximum(0.0, age)))
         weighted = decayed * importance_multiplier([e.get("importance") for e in entries])
         for e, s in zip(entries, weighted.tolist(), strict=True):
@@ -288,16 +305,17 @@ class Search2026_9:
         """``mergeHybridResults`` (module docstring, step 3); vector hits carry their
         ``exactPathSpecificity`` (``projectHybridCandidates``)."""
         by_id: dict[str, dict] = {}
-        for r in vector:
+        for rank, r in enumerate(vector, 1):
             by_id[r["id"]] = {**r, "vectorScore": r["score"], "textScore": 0.0,
+                              "vectorRank": rank, "textRank": math.nan,
                               "rankingScore": 0.0, "pathScore": 0.0,
                               "exactPathSpecificity": r["exactPathSpecificity"],
                               "hasBodyMatch": False,
                               "hasKeyword": False}
-        for r in keyword:
+        for rank, r in enumerate(keyword, 1):
             old = by_id.get(r["id"])
             if old is not None:
-                old.update(textScore=r["textScore"], hasBodyMatch=r["hasBodyMatch"],
+                old.update(textScore=r["textScore"], textRank=rank, hasBodyMatch=r["hasBodyMatch"],
                            rankingScore=r["score"], pathScore=r["pathScore"], hasKeyword=True,
                            exactPathSpecificity=max(old["exactPathSpecificity"],
                                                     r["exactPathSpecificity"]))
@@ -308,17 +326,22 @@ class Search2026_9:
                     old["snippet"] = r["snippet"]
             else:
                 by_id[r["id"]] = {**r, "vectorScore": 0.0, "rankingScore": r["score"],
-                                  "hasKeyword": True}
+                                  "hasKeyword": True, "vectorRank": math.nan, "textRank": rank}
         entries = list(by_id.values())
         if not entries:
             return []
         v = np.array([e["vectorScore"] for e in entries], dtype=np.float64)
         t = np.array([e["textScore"] for e in entries], dtype=np.float64)
         x = np.array([e["exactPathSpecificity"] for e in entries])
-        keyword_score = np.where(t > 0, [e["rankingScore"] for e in entries],
+        in_fusion = (t if self.options.what_if.keyword_score == "raw"
+                     else [e["rankingScore"] for e in entries])
+        keyword_score = np.where(t > 0, in_fusion,
                                  np.where(x > 0, 0.0, [e["pathScore"] for e in entries]))
-        content = fuse_scores("openclaw", VECTOR_WEIGHT, TEXT_WEIGHT, vector_score=v,
-                              text_score=keyword_score)
+        fusion = self.options.fusion
+        content = fuse_scores(fusion.method, VECTOR_WEIGHT, TEXT_WEIGHT, vector_score=v,
+                              text_score=keyword_score, rrf_k=float(fusion.rrf_k),
+                              vector_rank=np.array([e["vectorRank"] for e in entries], float),
+                              text_rank=np.array([e["textRank"] for e in entries], float))
         body = np.array([e["hasBodyMatch"] for e in entries], dtype=bool)
         lexical = np.where(body & (t == 0), [e["rankingScore"] for e in entries], 0.0)
         ranking = np.where(x > 0, exact_tie_score(content),
@@ -388,9 +411,8 @@ class Search2026_9:
         max_results = int(max_results or self.settings.max_results)
         min_score = self.settings.min_score if min_score is None else float(min_score)
         active = set(active_projects or ()) or None
-        universe = SEARCH_CANDIDATE_UNIVERSE if active else max(SEARCH_CANDIDATE_UNIVERSE,
-                                                                max_results)
-        candidates = min(200, max(1, math.floor(universe * 4)))
+        universe = self.universe if active else max(self.universe, max_results)
+        candidates = min(self.universe, max(1, math.floor(universe * 4)))
         now_ms = to_epoch_ms(now)
         sources = list(self.settings.search_sources)
         keyword = self._metadata(search_keyword_with_fallback(
