@@ -17,8 +17,14 @@ visited sorted by the bytes of their names, subdirectories walked where they occ
 
 Unlike OpenClaw, which decodes any bytes as UTF-8 with U+FFFD replacement, the default
 loader skips files that contain NUL bytes or are not valid UTF-8 (``strict=False`` restores
-OpenClaw's lossy decoding). Every skipped file is reported as a :class:`SkippedFile` and
-a :class:`MemlabWarning`.
+OpenClaw's lossy decoding), and files or directories whose *names* are not valid UTF-8 (the
+name is reported with its bad bytes escaped, ``\\xff``). Every skipped file is reported as a
+:class:`SkippedFile` and a :class:`MemlabWarning`.
+
+Reads are confined by descriptor: each file is opened from its root (the workspace, or the
+directory holding an extra path) one path component at a time without following links
+(:func:`memlab.safeio.open_beneath`), so a directory swapped for a symlink after discovery
+cannot make memlab read a file elsewhere. The walk is iterative: any nesting depth works.
 
 >>> import tempfile, pathlib
 >>> ws = pathlib.Path(tempfile.mkdtemp())
@@ -38,11 +44,12 @@ import os
 import re
 import stat as stat_mod
 import warnings
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from memlab.safeio import UnsafePath, open_beneath, path_parts
 from memlab.text.js import JS_WHITESPACE as _JS_WHITESPACE
 
 if TYPE_CHECKING:
@@ -104,6 +111,9 @@ class MemoryFile:
     path: str
     abs_path: Path
     source: str = "memory"
+    #: The directory reads start from (``abs_path`` is opened below it without following
+    #: links); ``None`` opens ``abs_path`` directly (its last component still not followed).
+    root: Path | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -208,6 +218,8 @@ class _Discovery:
         self.workspace = workspace
         self.multimodal = multimodal
         self.found: list[str] = []
+        #: the directory each found path is read from (see :func:`memlab.safeio.open_beneath`)
+        self.roots: dict[str, str] = {}
         self.skipped: list[SkippedFile] = []
         self._skipped_paths: set[str] = set()
 
@@ -225,11 +237,34 @@ class _Discovery:
     def should_skip(self, abs_path: str) -> bool:
         return _should_skip_workspace_path(self.workspace, abs_path)
 
-    def walk(self, root: str) -> None:
-        """``walkDirectory(root, {symlinks: "skip"})`` with the memory include/descend rules."""
-        visited: set[str] = set()
+    def add(self, path: str, root: str) -> None:
+        self.found.append(path)
+        self.roots.setdefault(path, root)
 
-        def visit(directory: str) -> None:
+    def bad_name(self, full: str) -> bool:
+        """Skip (and report) a path whose name is not valid UTF-8: it could not be stored,
+        printed or compared with OpenClaw's paths."""
+        try:
+            full.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = os.fsencode(self.rel(full)).decode("utf-8", "backslashreplace")
+            if shown not in self._skipped_paths:
+                self._skipped_paths.add(shown)
+                self.skipped.append(SkippedFile(shown, "file name is not valid UTF-8"))
+            return True
+        return False
+
+    def walk(self, root: str, read_root: str | None = None) -> None:
+        """``walkDirectory(root, {symlinks: "skip"})`` with the memory include/descend rules.
+
+        Depth-first in Node's order, with an explicit stack (no recursion limit on nesting).
+        ``read_root`` is the directory files found here are read from (default ``root``).
+        """
+        visited: set[str] = set()
+        base = read_root or os.path.abspath(root)
+        stack: list[tuple[str, Iterator[os.DirEntry[str]]]] = []
+
+        def enter(directory: str) -> None:
             try:
                 real = os.path.realpath(directory, strict=True)
             except OSError as exc:
@@ -243,39 +278,47 @@ class _Discovery:
             except OSError as exc:
                 self.skip(directory, f"unreadable directory: {_errno_text(exc)}")
                 return
-            for entry in entries:
-                full = os.path.join(directory, entry.name)
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        kind = "directory"
-                    elif entry.is_file(follow_symlinks=False):
-                        kind = "file"
-                    elif entry.is_symlink():
-                        kind = "symlink"
-                    else:
-                        kind = "other"
-                except OSError:
-                    kind = "other"
-                if kind == "symlink":
-                    if full.endswith(".md") or _is_dir_target(full):
-                        self.skip(full, "symlink")
-                    continue
-                if self.should_skip(full):
-                    if (kind == "file" and full.endswith(".md")) or kind == "directory":
-                        self.skip(full, "legacy/repair root memory path")
-                    continue
-                if kind == "file" and (full.endswith(".md") or classify_multimodal_path(
-                        full, self.multimodal) is not None):
-                    self.found.append(full)
-                elif kind == "other" and full.endswith(".md"):
-                    self.skip(full, "not a regular file")
-                elif kind == "directory":
-                    if entry.name == REPAIR_DIR_NAME:
-                        self.skip(full, "repair directory (not descended)")
-                    else:
-                        visit(full)
+            stack.append((directory, iter(entries)))
 
-        visit(os.path.abspath(root))
+        enter(os.path.abspath(root))
+        while stack:
+            directory, entries = stack[-1]
+            entry = next(entries, None)
+            if entry is None:
+                stack.pop()
+                continue
+            full = os.path.join(directory, entry.name)
+            if self.bad_name(full):
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    kind = "directory"
+                elif entry.is_file(follow_symlinks=False):
+                    kind = "file"
+                elif entry.is_symlink():
+                    kind = "symlink"
+                else:
+                    kind = "other"
+            except OSError:
+                kind = "other"
+            if kind == "symlink":
+                if full.endswith(".md") or _is_dir_target(full):
+                    self.skip(full, "symlink")
+                continue
+            if self.should_skip(full):
+                if (kind == "file" and full.endswith(".md")) or kind == "directory":
+                    self.skip(full, "legacy/repair root memory path")
+                continue
+            if kind == "file" and (full.endswith(".md") or classify_multimodal_path(
+                    full, self.multimodal) is not None):
+                self.add(full, base)
+            elif kind == "other" and full.endswith(".md"):
+                self.skip(full, "not a regular file")
+            elif kind == "directory":
+                if entry.name == REPAIR_DIR_NAME:
+                    self.skip(full, "repair directory (not descended)")
+                else:
+                    enter(full)
 
     def root_memory_file(self) -> None:
         """``resolveCanonicalRootMemoryFile`` + ``addMarkdownFile``."""
@@ -289,7 +332,7 @@ class _Discovery:
                 if entry.is_symlink():
                     self.skip(full, "symlink")
                 elif entry.is_file(follow_symlinks=False):
-                    self.found.append(full)
+                    self.add(full, self.workspace)
                 else:
                     self.skip(full, "not a regular file")
             elif entry.name.lower() == "memory.md":
@@ -304,10 +347,12 @@ class _Discovery:
         if stat_mod.S_ISLNK(st.st_mode):
             self.skip(memory_dir, "symlink")
         elif stat_mod.S_ISDIR(st.st_mode):
-            self.walk(memory_dir)
+            self.walk(memory_dir, read_root=self.workspace)
 
     def extra(self, extra_paths: Sequence[str]) -> None:
         for input_path in _normalize_extra_paths(self.workspace, extra_paths):
+            if self.bad_name(input_path):
+                continue
             if self.should_skip(input_path):
                 self.skip(input_path, "legacy/repair root memory path")
                 continue
@@ -319,13 +364,17 @@ class _Discovery:
             except OSError as exc:
                 self.skip(input_path, f"unreadable: {_errno_text(exc)}")
                 continue
+            # read from the extra path's parent as configured (links the user wrote into the
+            # path are theirs, as in OpenClaw); the path itself and anything found below it
+            # are never followed
+            read_root = os.path.dirname(input_path)
             if stat_mod.S_ISLNK(st.st_mode):
                 self.skip(input_path, "symlink")
             elif stat_mod.S_ISDIR(st.st_mode):
-                self.walk(input_path)
+                self.walk(input_path, read_root=read_root)
             elif stat_mod.S_ISREG(st.st_mode) and (input_path.endswith(".md") or (
                     classify_multimodal_path(input_path, self.multimodal) is not None)):
-                self.found.append(input_path)
+                self.add(input_path, read_root)
             elif stat_mod.S_ISREG(st.st_mode):
                 self.skip(input_path, "not a .md file")
             else:
@@ -348,6 +397,17 @@ class _Discovery:
             seen[key] = entry
             out.append(entry)
         return out
+
+
+def _open_confined(file: MemoryFile | LoadedFile) -> int:
+    """A read descriptor for ``file``: opened below ``file.root`` component by component
+    without following links (:func:`memlab.safeio.open_beneath`), non-blocking."""
+    abs_path = os.fspath(file.abs_path)
+    root = getattr(file, "root", None)
+    if root is None:
+        return os.open(abs_path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+                       | getattr(os, "O_NONBLOCK", 0))
+    return open_beneath(root, path_parts(abs_path, root))
 
 
 def _is_dir_target(path: str) -> bool:
@@ -377,7 +437,8 @@ def _discover(
     run.root_memory_file()
     run.memory_dir()
     run.extra(extra_paths)
-    files = [MemoryFile(run.rel(p), Path(p)) for p in run.dedup()]
+    files = [MemoryFile(run.rel(p), Path(p), root=Path(run.roots[p]) if p in run.roots else None)
+             for p in run.dedup()]
     return files, run.skipped
 
 
@@ -422,17 +483,20 @@ def _read_one(file: MemoryFile, strict: bool,
     if not stat_mod.S_ISREG(st.st_mode):
         kind = "directory" if stat_mod.S_ISDIR(st.st_mode) else "special file"
         return SkippedFile(file.path, f"not a regular file ({kind})")
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        fd = os.open(abs_path, flags)
+        fd = _open_confined(file)
         try:
-            if not stat_mod.S_ISREG(os.fstat(fd).st_mode):
+            st = os.fstat(fd)  # the file actually opened: its size and mtime
+            if not stat_mod.S_ISREG(st.st_mode):
                 return SkippedFile(file.path, "not a regular file (changed during read)")
             with os.fdopen(fd, "rb", closefd=False) as handle:
                 data = handle.read()
         finally:
             os.close(fd)
     except OSError as exc:
+        if isinstance(exc, UnsafePath):
+            return SkippedFile(file.path, "symlink (a directory on its path was replaced by "
+                               "a link after discovery)")
         return SkippedFile(file.path, f"unreadable: {_errno_text(exc)}")
     if strict:
         if b"\x00" in data:
@@ -758,10 +822,13 @@ def _read_multimodal(file: MemoryFile, modality: str,
             return SkippedFile(file.path, f"{modality} file larger than multimodal."
                                           f"maxFileBytes ({st.st_size} > "
                                           f"{settings.max_file_bytes} bytes)")
-        with open(abs_path, "rb") as handle:
+        with os.fdopen(_open_confined(file), "rb") as handle:
             data = handle.read(settings.max_file_bytes + 1)
     except FileNotFoundError:
         return SkippedFile(file.path, "missing")
+    except UnsafePath:
+        return SkippedFile(file.path, "symlink (a directory on its path was replaced by a link "
+                           "after discovery)")
     except OSError as exc:
         return SkippedFile(file.path, f"unreadable: {_errno_text(exc)}")
     mime = detect_mime(data[:512], abs_path)
@@ -786,7 +853,7 @@ def load_multimodal_input(file: MultimodalFile) -> EmbeddingInput | None:
     from memlab.embed.base import EmbeddingInput
 
     try:
-        with open(file.abs_path, "rb") as handle:
+        with os.fdopen(_open_confined(file), "rb") as handle:
             data = handle.read(file.size + 1)
     except OSError:
         return None
