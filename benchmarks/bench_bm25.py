@@ -11,7 +11,7 @@ stage ``_rank``: query texts -> docnos + scores, as bm25s ``retrieve`` returns) 
 and one query at a time, the systems interleaved within each of ``--repeat`` rounds (order
 alternating), medians; machine load (``os.getloadavg``) before and after each corpus.
 Index peak memory: one subprocess per system builds the index from the same tokens and
-reports its tracemalloc peak and its peak-RSS growth (``ru_maxrss``).
+reports its peak-RSS growth (``ru_maxrss``; with ``--tracemalloc`` also its traced peak).
 Agreement: memlab numba == memlab numpy bit for bit, max |score diff| vs bm25s on the top
 ``--k``, top-10 overlap.
 
@@ -85,7 +85,9 @@ def memory_child(system: str, tokens_path: str) -> None:
     else:
         import bm25s  # noqa: F401
     base_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    tracemalloc.start()
+    traced = os.environ.get("BENCH_TRACEMALLOC") == "1"
+    if traced:
+        tracemalloc.start()
     if system == "memlab":
         stage = BM25(corpus, tokenizer=Tokenizer(**PLAIN), variant="lucene")
         stage._fit()
@@ -94,17 +96,19 @@ def memory_child(system: str, tokens_path: str) -> None:
         r = bm25s_index(doc_tokens)
         kept = sum(a.nbytes for a in (r.scores["data"], r.scores["indices"],
                                       r.scores["indptr"]))
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
+    peak = tracemalloc.get_traced_memory()[1] if traced else float("nan")
+    if traced:
+        tracemalloc.stop()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base_rss  # KiB on Linux
     print(json.dumps({"tracemalloc_peak_mb": peak / 2**20, "rss_growth_mb": rss / 1024,
                       "index_arrays_mb": kept / 2**20}))
 
 
-def memory(system: str, tokens_path: str) -> dict:
+def memory(system: str, tokens_path: str, traced: bool) -> dict:
     out = subprocess.run([sys.executable, __file__, "--memory-child", system, tokens_path],
                          capture_output=True, text=True, check=True,
-                         env=os.environ | {"DISABLE_TQDM": "1"})
+                         env=os.environ | {"DISABLE_TQDM": "1",
+                                           "BENCH_TRACEMALLOC": "1" if traced else "0"})
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -166,7 +170,7 @@ def bench(name: str, docs: list[str], queries: list[str], args) -> dict:
         pickle.dump(doc_tokens, fh, protocol=pickle.HIGHEST_PROTOCOL)
         tokens_path = fh.name
     try:
-        mem = {s: memory(s, tokens_path) for s in ("memlab", "bm25s")}
+        mem = {s: memory(s, tokens_path, args.tracemalloc) for s in ("memlab", "bm25s")}
     finally:
         os.unlink(tokens_path)
     n_q = len(queries)
@@ -179,7 +183,8 @@ def bench(name: str, docs: list[str], queries: list[str], args) -> dict:
         "memlab_qps_batch": n_q / batch["memlab"], "bm25s_qps_batch": n_q / batch["bm25s"],
         "memory": mem,
         "memory_ratio_tracemalloc": (mem["memlab"]["tracemalloc_peak_mb"]
-                                     / mem["bm25s"]["tracemalloc_peak_mb"]),
+                                     / mem["bm25s"]["tracemalloc_peak_mb"]
+                                     if args.tracemalloc else None),
         "memory_ratio_rss": (mem["memlab"]["rss_growth_mb"]
                              / max(mem["bm25s"]["rss_growth_mb"], 1e-9)),
         "numba_equals_numpy": same_bits,
@@ -192,8 +197,9 @@ def bench(name: str, docs: list[str], queries: list[str], args) -> dict:
 def table(rows: list[dict]) -> tuple[list[str], list[list]]:
     headers = ["corpus", "docs", "queries", "batch memlab/bm25s-numba (target <= 1.0)",
                "one query at a time (target <= 1.0)", "numpy kernel batch / bm25s-numba",
-               "index peak MB memlab / bm25s (tracemalloc)", "ratio (target <= 1.2)",
-               "peak RSS growth MB memlab / bm25s", "numba == numpy", "max \\|Δscore\\| vs bm25s",
+               "index peak MB memlab / bm25s (tracemalloc)",
+               "peak RSS growth MB memlab / bm25s", "RSS ratio (target <= 1.2)",
+               "numba == numpy", "max \\|Δscore\\| vs bm25s",
                "top-10 overlap", "load avg before → after"]
     out = []
     for r in rows:
@@ -203,8 +209,8 @@ def table(rows: list[dict]) -> tuple[list[str], list[list]]:
                     f"{r['numpy_batch_ratio']:.2f}",
                     f"{m['memlab']['tracemalloc_peak_mb']:.0f} / "
                     f"{m['bm25s']['tracemalloc_peak_mb']:.0f}",
-                    f"{r['memory_ratio_tracemalloc']:.2f}",
                     f"{m['memlab']['rss_growth_mb']:.0f} / {m['bm25s']['rss_growth_mb']:.0f}",
+                    f"{r['memory_ratio_rss']:.2f}",
                     str(r["numba_equals_numpy"]), f"{r['max_abs_score_diff_vs_bm25s']:.1e}",
                     f"{r['top10_overlap']:.4f}",
                     f"{r['loadavg_before'][0]:.1f} → {r['loadavg_after'][0]:.1f}"])
@@ -221,6 +227,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--synthetic-queries", type=int, default=1_000)
     ap.add_argument("--single-queries", type=int, default=1_000,
                     help="queries timed one at a time (the first N)")
+    ap.add_argument("--tracemalloc", action="store_true",
+                    help="also trace Python allocations while indexing (slow: 2-4x)")
     ap.add_argument("--tiny", action="store_true", help="synthetic only, 2,000 docs, 1 repeat")
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--memory-child", nargs=2, metavar=("SYSTEM", "TOKENS"),

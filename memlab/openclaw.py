@@ -172,7 +172,8 @@ def openclaw_pipeline(corpus: Corpus, config: MemlabConfig | dict | str | Path |
     if vector_leg is not None:
         vector = Cached(vector_leg(embedder, candidates))
     else:
-        vector = Cached(VectorSearch(corpus, embedder, index=cfg.memlab.vector_index))
+        vector = Cached(VectorSearch(corpus, embedder, index=cfg.memlab.vector_index,
+                                     index_params=cfg.memlab.vector_index_params))
     if not hybrid.enabled:
         return _with_visibility(Fusion(vector=vector, candidates=candidates) >> Threshold(
             min_score, max_results, relaxed=None), corpus, session, session_tree, visibility,

@@ -84,6 +84,11 @@ class MemlabOptions(StrictModel):
     fusion: FusionOptions = Field(default_factory=FusionOptions)
     #: FAISS ``index_factory`` string for the vector leg (``"Flat"`` = exact search).
     vector_index: str = Field("Flat", alias="vectorIndex", min_length=1)
+    #: FAISS search parameters of an approximate ``vectorIndex`` (``faiss.ParameterSpace``),
+    #: e.g. ``"nprobe=32"`` for ``"IVF1024,Flat"`` or ``"efSearch=256"`` for
+    #: ``"HNSW32,Flat"``; ``null`` = FAISS's defaults (nprobe 1, efSearch 16: low recall).
+    #: ``benchmarks/bench_scale.py`` finds the smallest value with recall@10 >= 0.99.
+    vector_index_params: str | None = Field(None, alias="vectorIndexParams", min_length=1)
     #: Which release's temporal-decay dated/evergreen path rules to use (reference section 1).
     decay_rule: Literal["2026.7", "2026.8"] = Field("2026.7", alias="decayRule")
     #: Embedding cache file; ``null``/unset = memlab's default location.

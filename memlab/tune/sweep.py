@@ -243,7 +243,7 @@ def _keyword_key(cfg: MemlabConfig) -> str:
 
 
 def _vector_key(cfg: MemlabConfig) -> str:
-    return repr((_corpus_key(cfg), cfg.memlab.vector_index))
+    return repr((_corpus_key(cfg), cfg.memlab.vector_index, cfg.memlab.vector_index_params))
 
 
 def _leg_key(cfg: MemlabConfig) -> str:
@@ -671,6 +671,7 @@ class SweepEngine:
             self.timings["embed"] = self.timings.get("embed", 0.0) + (
                 time.perf_counter() - start)
             vector = VectorSearch(corpus, embedder, index=cfg.memlab.vector_index,
+                                  index_params=cfg.memlab.vector_index_params,
                                   depth=LEG_DEPTH)
             vec = vector.transform(self.queries)
             self._vec_legs[key] = vec
