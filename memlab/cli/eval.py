@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import warnings
 from typing import Any
 
@@ -23,20 +24,49 @@ def _eval(args: argparse.Namespace) -> int:
         dataset = load_dataset(args.dataset, **({"unknown_ids": args.unknown_ids}
                                                 if args.unknown_ids else {}))
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
+    _warn_deeper_than_depth(metrics, args.depth, args.production)
     systems = args.config or ["keyword", "vector", "hybrid"]
     result = evaluate_systems(dataset, systems, metrics, depth=args.depth,
                               production=args.production, by_tag=args.by_tag,
                               runs_dir=args.runs_dir, n_resamples=args.resamples,
                               condensed=args.condensed)
     if args.json:
-        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2, default=str))
+        text = json.dumps(result.to_dict(), ensure_ascii=False, indent=2, default=str)
     elif args.format == "latex":
-        print(result.to_latex(by_tag=args.by_tag))
+        text = result.to_latex(by_tag=args.by_tag)
     elif args.format == "csv":
-        print(result.to_csv())
+        text = result.to_csv()
     else:
-        print(result.to_markdown(by_tag=args.by_tag))
+        text = result.to_markdown(by_tag=args.by_tag)
+    if args.against != "baseline" and not args.json and args.format == "markdown":
+        from memlab.eval.pairwise import comparison_pairwise, format_pairwise
+
+        pairs = comparison_pairwise(result, args.against, correction=args.correction)
+        label = {"best": "against the best system", "all": "all pairs"}.get(
+            args.against, f"against {args.against}")
+        text += f"\n\nPaired tests, {label}:\n\n" + format_pairwise(
+            pairs, correction=args.correction)
+    print(text)
+    if args.out:
+        from pathlib import Path
+
+        Path(args.out).write_text(text + "\n", encoding="utf-8")
+        print(f"wrote {args.out}", file=sys.stderr)
     return 0
+
+
+def _warn_deeper_than_depth(metrics: list[str], depth: int, production: bool) -> None:
+    """A metric cut deeper than the ranking (MAP@100 at depth 10) scores the top ``depth``
+    only; say so on stderr instead of passing silently."""
+    from memlab.eval.metrics import parse_metric
+
+    if production:
+        return
+    deep = [m for m in metrics if parse_metric(m)[1] > depth]
+    if deep:
+        print(f"memlab: warning: {', '.join(deep)} look deeper than --depth {depth}: only "
+              f"the top {depth} hits are ranked, so they are computed on {depth} (raise "
+              "--depth)", file=sys.stderr)
 
 
 def add_eval_parser(sub: Any) -> None:
@@ -62,6 +92,14 @@ def add_eval_parser(sub: Any) -> None:
     e.add_argument("--unknown-ids", choices=["error", "drop", "keep"],
                    help="BEIR qrels naming unknown documents: fail, drop or keep them")
     e.add_argument("--format", choices=["markdown", "latex", "csv"], default="markdown")
+    e.add_argument("--out", metavar="FILE", help="also write what is printed to FILE")
+    e.add_argument("--against", default="baseline", metavar="baseline|best|all|NAME",
+                   help="paired tests against the first system (default), the best one per "
+                   "metric, a named system, or all pairs (printed after the table)")
+    e.add_argument("--correction", default="holm",
+                   choices=["holm", "bonferroni", "holm-sidak", "sidak", "fdr_bh", "fdr_by",
+                            "none"],
+                   help="multiple-comparison correction of --against tests (default holm)")
     e.add_argument("--json", action="store_true", help="per-system and per-tag metrics as JSON")
     from memlab.eval.collection_cli import add_collection_options
     add_collection_options(e)
