@@ -120,6 +120,33 @@ def _int_field(path: Path, n: int, obj: dict, key: str, default: int | None = No
     return int(number)
 
 
+def _tags_field(path: Path, n: int, value: object) -> list[str]:
+    """``tags``: a list of strings (a single string is one tag)."""
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
+        raise DatasetError(f"{path}:{n}: 'tags' must be a list of strings, got {value!r}")
+    return list(value)
+
+
+def _now_field(path: Path, n: int, value: object) -> pd.Timestamp | None:
+    """``now``: an ISO-8601 date-time; without a time zone it is read as UTC (so values with
+    and without ``Z`` can be mixed)."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise DatasetError(f"{path}:{n}: 'now' must be an ISO-8601 date-time string such as "
+                           f"\"2026-10-01T09:00:00Z\", got {value!r}")
+    try:
+        stamp = pd.Timestamp(value)
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise DatasetError(f"{path}:{n}: 'now' {value!r} is not an ISO-8601 date-time "
+                           f"(such as \"2026-10-01T09:00:00Z\"): {exc}") from None
+    if stamp is pd.NaT:
+        raise DatasetError(f"{path}:{n}: 'now' {value!r} is not a date-time")
+    return stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
+
+
 def load_memory_dataset(root: str | Path) -> MemoryDataset:
     """Load and validate a memory dataset folder (see the module docstring)."""
     root = Path(root)
@@ -137,8 +164,9 @@ def load_memory_dataset(root: str | Path) -> MemoryDataset:
             raise DatasetError(f"{qpath}:{n}: duplicate query id {qid!r}")
         seen.add(qid)
         session = obj.get("session")
-        queries.append({"qid": qid, "query": str(obj["text"]), "tags": list(obj.get("tags", [])),
-                        "now": obj.get("now"),
+        queries.append({"qid": qid, "query": str(obj["text"]),
+                        "tags": _tags_field(qpath, n, obj.get("tags", [])),
+                        "now": _now_field(qpath, n, obj.get("now")),
                         "session": None if session is None else str(session)})
     qrels = []
     line_counts: dict[str, int] = {}
@@ -150,6 +178,9 @@ def load_memory_dataset(root: str | Path) -> MemoryDataset:
         if qid not in seen:
             raise DatasetError(f"{rpath}:{n}: unknown query_id {qid!r}")
         path = str(obj["path"])
+        if "\x00" in path or not path.strip():
+            raise DatasetError(f"{rpath}:{n}: 'path' {path!r} is not a usable file path "
+                               "(empty or holding a NUL byte)")
         if path not in line_counts:
             file = root / "workspace" / path
             base = (root / "workspace").resolve()
@@ -172,7 +203,7 @@ def load_memory_dataset(root: str | Path) -> MemoryDataset:
         qrels.append({"qid": qid, "path": path, "start_line": start, "end_line": end,
                       "grade": grade})
     qframe = pd.DataFrame(queries, columns=["qid", "query", "tags", "now", "session"])
-    if qframe["now"].notna().any():
+    if qframe["now"].notna().any():  # each value already a UTC Timestamp (or None)
         qframe["now"] = pd.to_datetime(qframe["now"], utc=True)
     else:
         qframe = qframe.drop(columns=["now"])

@@ -50,7 +50,7 @@ from memlab.index.store import CHUNKS_TABLE, FTS_TABLE, FTS_TOKENIZERS, IndexSto
 from memlab.kernels.keyword import bm25_rank_to_score, merge_keyword_hits
 from memlab.pipeline import Stage
 from memlab.text.js import JS_WHITESPACE
-from memlab.text.keywords import fallback_terms
+from memlab.text.keywords import bound_query_terms, fallback_terms
 from memlab.text.openclaw_keywords import openclaw_boosted_scores
 from memlab.text.tokenize import openclaw_fts_tokens
 
@@ -81,9 +81,10 @@ _SHORT_CJK_RE = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\u3131-\u316
 
 
 def _tokens(text: str) -> list[str]:
-    """``normalizeStringEntries(raw.match(/[\\p{L}\\p{N}_]+/gu))``: case kept."""
-    return [t for t in (s.strip(JS_WHITESPACE) for s in openclaw_fts_tokens(text, lower=False))
-            if t]
+    """``normalizeStringEntries(raw.match(/[\\p{L}\\p{N}_]+/gu))``: case kept; bounded
+    (:func:`memlab.text.keywords.bound_query_terms`) so no query costs unbounded work."""
+    return bound_query_terms([t for t in (s.strip(JS_WHITESPACE)
+                                          for s in openclaw_fts_tokens(text, lower=False)) if t])
 
 
 def _quote_and(terms: list[str]) -> str | None:

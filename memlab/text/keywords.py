@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+import warnings
 from itertools import groupby
 from typing import Literal
 
@@ -61,6 +62,9 @@ from memlab.text.js import JS_WHITESPACE, utf16_length
 
 __all__ = [
     "FALLBACK_TERM_LIMIT",
+    "MAX_QUERY_TERMS",
+    "QueryTruncated",
+    "bound_query_terms",
     "FTS_TOKENIZERS",
     "KO_TRAILING_PARTICLES",
     "STOP_WORDS",
@@ -279,3 +283,35 @@ def fallback_terms(query: str, fts_tokenizer: Literal["unicode61", "trigram"] = 
     cleaned = (query or "").strip(JS_WHITESPACE)
     terms = [t for t in extract_keywords(cleaned, fts_tokenizer) if t != cleaned]
     return terms[: max(int(limit), 0)]
+
+
+#: Most terms one keyword query may send to SQLite (each matching phrase costs FTS5's
+#: ``bm25()`` work proportional to all the others: 43,000 copies of a word took > 400 s).
+MAX_QUERY_TERMS = 128
+
+
+class QueryTruncated(UserWarning):
+    """A query had more terms than :data:`MAX_QUERY_TERMS`; only part of it was searched."""
+
+
+def bound_query_terms(terms: list[str], limit: int = MAX_QUERY_TERMS) -> list[str]:
+    """``terms`` unchanged when there are at most ``limit`` (OpenClaw's exact query, so
+    scores keep parity); otherwise deduplicated (first occurrence kept) and cut to ``limit``,
+    with a :class:`QueryTruncated` warning saying so.
+
+    >>> bound_query_terms(["a", "b", "a"])
+    ['a', 'b', 'a']
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     bound_query_terms(["x"] * 500 + ["y"], limit=4), str(w[0].message)[:40]
+    (['x', 'y'], 'memlab: the query has 501 terms (2 disti')
+    """
+    if len(terms) <= limit:
+        return terms
+    distinct = list(dict.fromkeys(terms))
+    kept = distinct[:limit]
+    warnings.warn(f"memlab: the query has {len(terms)} terms ({len(distinct)} distinct); "
+                  f"searching its first {len(kept)} distinct terms (at most {limit})",
+                  QueryTruncated, stacklevel=3)
+    return kept
