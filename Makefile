@@ -49,3 +49,11 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_search.py
 	$(BIN)/python benchmarks/bench_sweep.py
 	$(BIN)/python benchmarks/bench_index.py
+
+# README figures are generated, not typed (benchmarks/readme_figures.py): re-runs the sample
+# evaluation the README quotes and rewrites its tables between <!-- figures:NAME --> markers
+# (about a minute); README_COLLECTIONS=cacm,scifact also re-measures those collections' rows
+# (minutes each). tests/test_readme_figures.py runs the --check mode in `make test`.
+.PHONY: readme-figures
+readme-figures: $(STAMP)
+	$(BIN)/python benchmarks/readme_figures.py --collections "$(README_COLLECTIONS)"
