@@ -24,13 +24,14 @@ import threading
 from collections.abc import Iterable
 from urllib.parse import parse_qsl, quote, unquote, urlsplit, urlunsplit
 
-__all__ = ["MIN_SECRET_CHARS", "Scrubber", "is_sensitive_name", "redact_url", "register",
-           "register_url", "scrub", "url_secrets"]
+__all__ = ["MIN_SECRET_CHARS", "SENSITIVE_NAME", "Scrubber", "is_sensitive_name", "redact_url",
+           "register", "register_url", "scrub", "url_secrets"]
 
 #: Shorter values are not scrubbed (they would mask ordinary words everywhere).
 MIN_SECRET_CHARS = 4
 
-_SENSITIVE_NAME = re.compile(
+#: The one pattern of credential-like names (headers, query parameters, config keys).
+SENSITIVE_NAME = re.compile(
     r"auth|key|token|secret|cookie|passw|pwd|signature|sig$|session|credential|subscription|"
     r"private|bearer|jwt", re.I)
 
@@ -42,7 +43,7 @@ def is_sensitive_name(name: str) -> bool:
     ...                                 "Authorization", "X-Team", "content-type")]
     [True, True, True, False, False]
     """
-    return bool(_SENSITIVE_NAME.search(str(name)))
+    return bool(SENSITIVE_NAME.search(str(name)))
 
 
 def _variants(value: str) -> set[str]:

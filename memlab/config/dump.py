@@ -17,6 +17,7 @@ from memlab.config.errors import JS_IDENTIFIER
 from memlab.config.options import MemlabConfig
 from memlab.config.schema import MemorySearchConfig
 from memlab.config.types import OPENCLAW_VERSION, SECRET_PLACEHOLDER, SENSITIVE_HEADER
+from memlab.secrets import redact_url, url_secrets
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,9 @@ def dump_tree(model: BaseModel, full: bool, path: tuple[str, ...] = ()) -> dict[
         elif isinstance(value, list):
             out[key] = [dump_tree(v, full, here) if isinstance(v, BaseModel) else v
                         for v in value]
+        elif key == "baseUrl" and isinstance(value, str) and url_secrets(value):
+            out[key] = Json5Comment(f"{key}: {json.dumps(redact_url(value))}  (holds credentials: "
+                                    f"{SECRET_PLACEHOLDER})")
         elif isinstance(value, dict) and here == ("remote", "headers"):
             out[key] = {h: (Json5Comment(f"{json.dumps(h)}: {SECRET_PLACEHOLDER}")
                             if SENSITIVE_HEADER.search(h) else v) for h, v in value.items()}

@@ -13,11 +13,62 @@ import json5
 from memlab.config.errors import ConfigError
 
 _SYNTAX = re.compile(r"^<string>:(\d+)\s+(.*?)(?:\s+at column (\d+))?$", re.S)
+#: Largest config accepted (real OpenClaw configs are a few KB; json5 parses ~0.1-1 MB/s)
+#: and the deepest nesting of objects/arrays (json5 recurses; OpenClaw's schema is < 10 deep).
+MAX_CONFIG_BYTES = 256 * 1024
+MAX_CONFIG_DEPTH = 32
+
+
+def _nesting(text: str) -> int:
+    """The deepest ``{``/``[`` nesting of JSON5 text (strings and comments skipped), stopping
+    once past :data:`MAX_CONFIG_DEPTH`.
+
+    >>> _nesting("{a: [1, {b: '}}}'}], /* [[[ */ c: 2}")
+    3
+    """
+    depth = deepest = 0
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch in "\"'":
+            j = i + 1
+            while j < n and text[j] != ch:
+                j += 2 if text[j] == "\\" else 1
+            i = j + 1
+            continue
+        if ch == "/" and text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j + 1
+            continue
+        if ch == "/" and text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            i = n if j < 0 else j + 2
+            continue
+        if ch in "{[":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > MAX_CONFIG_DEPTH:
+                    return deepest
+        elif ch in "}]":
+            depth -= 1
+        i += 1
+    return deepest
 
 
 def _parse_text(text: str, source: str) -> Any:
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_CONFIG_BYTES:
+        raise ConfigError(f"the config is {size} bytes, more than the {MAX_CONFIG_BYTES} "
+                          "memlab reads (real configs are a few KB)", source=source)
+    if _nesting(text) > MAX_CONFIG_DEPTH:
+        raise ConfigError(f"the config nests objects/arrays more than {MAX_CONFIG_DEPTH} "
+                          "levels deep", source=source)
     try:
         return json5.loads(text)
+    except RecursionError:
+        raise ConfigError(f"the config nests too deeply to read (limit {MAX_CONFIG_DEPTH})",
+                          source=source) from None
     except ValueError as exc:
         msg = str(exc)
         m = _SYNTAX.match(msg)
@@ -46,7 +97,12 @@ def read_source(source: str | Path | Mapping[str, Any]) -> tuple[Any, str]:
 def _read_file(path: Path) -> Any:
     path = path.expanduser()
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        with path.open("rb") as fh:  # never more than the cap (a 50 MB file is refused)
+            data = fh.read(MAX_CONFIG_BYTES + 4)
+        if len(data) > MAX_CONFIG_BYTES + 3:
+            raise ConfigError(f"the config file is larger than the {MAX_CONFIG_BYTES} bytes "
+                              "memlab reads (real configs are a few KB)", source=str(path))
+        text = data.decode("utf-8-sig")
     except FileNotFoundError:
         raise ConfigError("config file not found", source=str(path)) from None
     except (IsADirectoryError, PermissionError, UnicodeDecodeError) as exc:

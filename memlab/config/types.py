@@ -21,6 +21,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from memlab.secrets import SENSITIVE_NAME
+
 #: The OpenClaw release whose schema and defaults these models mirror.
 OPENCLAW_VERSION = "2026.7.35"
 #: Built-in memory embedding provider ids (reference section 7). OpenClaw's schema accepts any
@@ -57,9 +59,9 @@ MAX_CANDIDATES = 200
 MAX_CANDIDATE_MULTIPLIER = 20
 DEFAULT_AGENT_ID = "main"
 SECRET_PLACEHOLDER = "<set; not written: secrets are never dumped>"
-#: Header names whose values are treated as secrets.
-SENSITIVE_HEADER = re.compile(r"auth|key|token|secret|cookie|passw|signature|session|credential",
-                               re.I)
+#: Header names whose values are treated as secrets: the one list of :mod:`memlab.secrets`
+#: (the providers use it too).
+SENSITIVE_HEADER = SENSITIVE_NAME
 
 
 def _no_null(value: Any) -> Any:

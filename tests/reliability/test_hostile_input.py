@@ -81,3 +81,46 @@ def test_now_values_with_and_without_a_zone_mix(tmp_path):
     ds = load_memory_dataset(root)
     assert ds.queries["now"].nunique() == 1
     assert str(ds.queries["now"].dt.tz) == "UTC"
+
+
+# -- 11, 12: config size and depth ----------------------------------------------------------------
+
+
+def test_a_50_mb_config_is_refused_quickly(cli, workspace, tmp_path):
+    cfg = tmp_path / "big.json5"
+    with cfg.open("w") as fh:
+        fh.write('{"memorySearch": {"provider": "none"}, "notes": "')
+        fh.write("x" * (50 * 1024 * 1024))
+        fh.write('"}')
+    start = time.monotonic()
+    result = cli("search", workspace, "deploy", "--config", cfg, "--no-index")
+    assert time.monotonic() - start < 10
+    assert result.code == 2 and "larger than the 262144 bytes" in result.err, result
+
+
+@pytest.mark.parametrize("where", ["memorySearch", "ignored"])
+def test_a_deeply_nested_config_is_a_config_error(cli, workspace, tmp_path, where):
+    deep = "[" * 60 + "]" * 60
+    text = ('{"memorySearch": {"provider": "none", "extraPaths": ' + deep + "}}"
+            if where == "memorySearch" else
+            '{"memorySearch": {"provider": "none"}, "ui": {"x": ' + deep + "}}")
+    cfg = tmp_path / "deep.json5"
+    cfg.write_text(text)
+    result = cli("search", workspace, "deploy", "--config", cfg, "--no-index")
+    assert result.code == 2 and "more than 32 levels deep" in result.err, result
+
+
+# -- 5: credentials in remote.baseUrl never exported ------------------------------------------
+
+
+def test_base_url_credentials_are_not_exported():
+    from memlab.config import dump_config, load_config
+
+    cfg = load_config({"memorySearch": {
+        "provider": "openai-compatible", "model": "m",
+        "remote": {"baseUrl": "https://bob:s3cr3t-pw-77@embed.example/v1?api_key=qk-99887766",
+                   "headers": {"Ocp-Apim-Subscription-Key": "sub-5566778899"}}}})
+    text = dump_config(cfg)
+    for secret in ("s3cr3t-pw-77", "qk-99887766", "sub-5566778899", "bob:"):
+        assert secret not in text, text
+    assert "https://***@embed.example/v1?api_key=***" in text
