@@ -21,3 +21,14 @@ def test_eval_out_against_all_and_depth_warning(tmp_path, capsys):
     assert "Paired tests, all pairs:" in captured.out
     assert "| ndcg@10 | tfidf  | keyword |" in captured.out
     assert out.read_text(encoding="utf-8").strip() == captured.out.strip()
+
+
+def test_eval_reports_chunks_over_the_model_window(capsys):
+    from memlab.cli.eval import _report_truncation
+    from memlab.eval import load_dataset
+
+    _report_truncation(load_dataset(SAMPLE), ["keyword", "vector", "hybrid"])
+    err = capsys.readouterr().err
+    assert err.count("minilm reads 256 tokens") == 1  # once per model, not per system
+    over, total = (int(x) for x in err.split("tokens: ")[1].split(" chunks")[0].split(" of "))
+    assert 0 < over < total

@@ -47,12 +47,40 @@ def _eval(args: argparse.Namespace) -> int:
         text += f"\n\nPaired tests, {label}:\n\n" + format_pairwise(
             pairs, correction=args.correction)
     print(text)
+    _report_truncation(dataset, systems)
     if args.out:
         from pathlib import Path
 
         Path(args.out).write_text(text + "\n", encoding="utf-8")
         print(f"wrote {args.out}", file=sys.stderr)
     return 0
+
+
+def _report_truncation(dataset: Any, systems: list[str]) -> None:
+    """For each packaged local model the systems use, how many of the dataset's chunks are
+    longer than its input window (and so truncated when embedded), on stderr
+    (:func:`memlab.embed.window.window_report`)."""
+    from memlab.embed.window import window_report
+    from memlab.eval.systems import dataset_corpus, resolve_system
+
+    seen: set[str] = set()
+    for spec in systems:
+        _, cfg = resolve_system(spec)
+        ms = cfg.memory_search
+        if ms.resolved_provider() != "local":
+            continue
+        model = (ms.local.model_path if ms.local is not None else None) or "minilm"
+        if model in seen:
+            continue
+        seen.add(model)
+        try:
+            report = window_report(dataset_corpus(dataset, cfg).chunks["text"].tolist(), model)
+        except (KeyError, ImportError):  # not a packaged model: its window is unknown
+            continue
+        if report.window is not None:
+            print(f"memlab: {report.model} reads {report.window} tokens: {report.over} of "
+                  f"{report.chunks} chunks are longer and embedded truncated (longest "
+                  f"{report.max_tokens} tokens)", file=sys.stderr)
 
 
 def _warn_deeper_than_depth(metrics: list[str], depth: int, production: bool) -> None:
