@@ -38,7 +38,7 @@ from _common import markdown, versions, write_json  # noqa: E402
 
 from memlab.corpus import Corpus  # noqa: E402
 from memlab.embed.base import EmbeddingProvider  # noqa: E402
-from memlab.frames import as_queries  # noqa: E402
+from memlab.frames import Query, as_queries  # noqa: E402
 from memlab.index.store import FTS_TABLE  # noqa: E402
 from memlab.stages.lexical import BM25  # noqa: E402
 
@@ -185,9 +185,9 @@ def main(argv: list[str] | None = None) -> int:
             lambda q: ms.search(q, now=now),
         "memlab hybrid, DataFrame pipeline (MemorySearch.run)": frame_pipeline,
         "memlab FTS5 leg (stage, DataFrame)": lambda q: fts.transform(frames[q]),
-        "memlab FTS5 leg (arrays)": lambda q: fts.search_arrays(q, boost=False),
+        "memlab FTS5 leg (arrays)": lambda q: fts.transform_query(Query(q, boost=False)),
         "memlab FAISS leg (stage, DataFrame)": lambda q: vec.transform(frames[q]),
-        "memlab FAISS leg (arrays)": lambda q: vec.search_arrays(q, depth),
+        "memlab FAISS leg (arrays)": lambda q: vec.transform_query(Query(q, limit=depth)),
         "memlab BM25 leg (scikit-learn sparse, DataFrame)": lambda q: bm25.transform(frames[q]),
         "raw sqlite FTS5": raw_fts,
         "raw sqlite FTS5, same work (+ fallback queries)": raw_fts_same_work,

@@ -86,41 +86,47 @@ def mmr_order(scores: np.ndarray, sim: np.ndarray, lambda_: Any,
     """
     scores = np.asarray(scores, dtype=np.float64)
     single = scores.ndim == 1
-    rows_scores = scores[None, :] if single else scores
-    c, n = rows_scores.shape
-    lam = np.clip(np.broadcast_to(np.asarray(lambda_, dtype=np.float64).reshape(-1, 1),
-                                  (c, 1)), 0.0, 1.0)
-    if single and (n <= 1 or lam[0, 0] == 1.0):
-        return np.argsort(-scores, kind="stable") if n > 1 else np.arange(n)
+    n = scores.shape[-1]
+    c = 1 if single else scores.shape[0]
+    lam = np.clip(np.asarray(lambda_, dtype=np.float64), 0.0, 1.0)
+    if single:
+        lam = float(lam.reshape(-1)[0])
+        if n <= 1 or lam == 1.0:
+            return np.argsort(-scores, kind="stable") if n > 1 else np.arange(n)
+    else:
+        lam = np.broadcast_to(lam.reshape(-1, 1), (c, 1))
+    # one query runs on 1-d arrays with scalar picks, a batch on (configs, n) rows: the same
+    # operations along the last axis
+    rows = None if single else np.arange(c)
     if pos is None:
-        pos = np.broadcast_to(np.arange(n), (c, n))
-    lo = rows_scores.min(axis=1, keepdims=True)
-    span = rows_scores.max(axis=1, keepdims=True) - lo
-    rel = np.where(span == 0, 1.0, (rows_scores - lo) / np.where(span == 0, 1.0, span))
+        pos = np.arange(n) if single else np.broadcast_to(np.arange(n), (c, n))
+    lo = scores.min(axis=-1, keepdims=True)
+    span = scores.max(axis=-1, keepdims=True) - lo
+    rel = np.where(span == 0, 1.0, (scores - lo) / np.where(span == 0, 1.0, span))
     gain = lam * rel  # the same float operations as lam * rel - (1 - lam) * max_sim per step
     penalty_weight = 1 - lam
-    blocked = np.zeros((c, n))  # 0, or -inf once picked (x + 0 == x exactly)
-    max_sim = np.zeros((c, n))
-    picks = np.empty((c, n), dtype=np.int64)
-    rows = np.arange(c)
+    blocked = np.zeros(scores.shape)  # 0, or -inf once picked (x + 0 == x exactly)
+    max_sim = np.zeros(scores.shape)
+    picks = np.empty(scores.shape, dtype=np.int64)
     stop = keep is not None and limit is not None
-    found = np.zeros(c, dtype=np.int64)
-    keep_rows = np.broadcast_to(np.asarray(keep, dtype=bool), (c, n)) if stop else None
+    keep_mask = np.broadcast_to(np.asarray(keep, dtype=bool), scores.shape) if stop else None
+    found = 0 if single else np.zeros(c, dtype=np.int64)
     for step in range(n):
         value = gain - penalty_weight * max_sim
         value += blocked
-        best = value.max(axis=1, keepdims=True)
+        best = value.max(axis=-1, keepdims=True)
         tied = value == best
-        pick = value.argmax(axis=1)
+        pick = value.argmax(axis=-1)
         if np.count_nonzero(tied) > c:  # a tie: higher score, then earlier in score order
-            top = np.where(tied, rows_scores, -np.inf).max(axis=1, keepdims=True)
-            tied &= rows_scores == top
-            pick = np.where(tied, pos, np.iinfo(np.int64).max).argmin(axis=1)
-        picks[:, step] = pick
+            top = np.where(tied, scores, -np.inf).max(axis=-1, keepdims=True)
+            tied &= scores == top
+            pick = np.where(tied, pos, np.iinfo(np.int64).max).argmin(axis=-1)
+        at = pick if single else (rows, pick)
+        picks[..., step] = pick
         if stop:
-            found += keep_rows[rows, pick]
-            if (found >= int(limit)).all():
-                return picks[0, :step + 1] if single else picks[:, :step + 1]
-        blocked[rows, pick] = -np.inf
+            found += keep_mask[at]
+            if np.all(found >= int(limit)):
+                return picks[..., :step + 1]
+        blocked[at] = -np.inf
         np.maximum(max_sim, sim[pick], out=max_sim)
-    return picks[0] if single else picks
+    return picks
