@@ -48,7 +48,7 @@ from memlab.eval.datasets import DatasetError
 from memlab.eval.relevance import doc_hits
 
 __all__ = ["chunk_docid", "parse_chunk_docid", "read_trec_qrels", "read_trec_run",
-           "run_docids", "tie_safe_scores", "write_trec_qrels", "write_trec_run"]
+           "run_docids", "run_frame", "tie_safe_scores", "write_trec_qrels", "write_trec_run"]
 
 PathOrBuffer = str | os.PathLike | IO[str]
 
@@ -243,8 +243,22 @@ def read_trec_run(path_or_buffer: PathOrBuffer, level: str = "auto") -> pd.DataF
                                    f"{qid!r} (first on line {seen[qid, docid]})")
             seen[qid, docid] = n
             rows.append((qid, docid, rank, score))
-    frame = pd.DataFrame(rows, columns=["qid", "docid", "rank", "score"]).astype(
-        {"rank": "int64", "score": "float64"})
+    return run_frame(rows, level, name)
+
+
+def run_frame(rows: Iterable[tuple[str, str, int, float]], level: str = "auto",
+              name: str = "<run>") -> pd.DataFrame:
+    """``(qid, docid, rank, score)`` rows as :func:`read_trec_run` returns them (sorted per
+    query by score descending, ties in rank then row order, ranks renumbered; ``level`` as
+    there). Also the target of :func:`memlab.eval.interop.from_ranx` and ``from_ir_measures``.
+
+    >>> run_frame([("q", "b", 2, 0.5), ("q", "a", 1, 0.9)])[["docid", "rank"]].values.tolist()
+    [['a', 1], ['b', 2]]
+    """
+    if level not in ("auto", *_LEVELS):
+        raise ValueError(f"level must be 'auto', 'chunk' or 'doc', got {level!r}")
+    frame = pd.DataFrame(list(rows), columns=["qid", "docid", "rank", "score"]).astype(
+        {"qid": object, "docid": object, "rank": "int64", "score": "float64"})
     if len(frame):
         codes, _ = pd.factorize(frame["qid"])
         order = np.lexsort((np.arange(len(frame)), frame["rank"].to_numpy(),
