@@ -14,13 +14,10 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from memlab.cli.output import format_results
-from memlab.config import load_config
-from memlab.eval.datasets import load_memory_dataset
-from memlab.eval.experiment import Comparison, compare
-from memlab.openclaw import DEFAULT_CONFIG, MemorySearch, openclaw_pipeline
+if TYPE_CHECKING:
+    from memlab.eval.experiment import Comparison
 
 SYSTEMS = {
     "keyword (provider none)": {"provider": "none"},
@@ -44,6 +41,13 @@ def bundled_dataset() -> Path:
 
 def run_demo(dataset: str | Path | None = None, query: str | None = None) -> Comparison:
     """Run the main job and print what it finds; returns the comparison."""
+    # imported here: building the CLI parser must not pay for pandas/scipy/sklearn
+    from memlab.cli.output import format_results
+    from memlab.config import load_config
+    from memlab.eval.datasets import load_memory_dataset
+    from memlab.eval.experiment import compare
+    from memlab.openclaw import DEFAULT_CONFIG, MemorySearch, openclaw_pipeline
+
     ds = load_memory_dataset(dataset or bundled_dataset())
     print(f"== memlab demo on {ds.root}")
     t0 = time.perf_counter()

@@ -23,9 +23,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:  # imported where used: building the CLI parser must not load pandas
+    import pandas as pd
 
 __all__ = ["add_sweep_parser", "load_grid", "sweep_command"]
 
@@ -163,6 +164,8 @@ def sweep_command(args: argparse.Namespace) -> int:
 def _sweep(args: argparse.Namespace, engine: Any, dataset: Any, grid: dict[str, Any],
            metric: str, metrics: list[str]) -> int:
     import time
+
+    import pandas as pd
 
     pd.set_option("display.width", 200)
     start = time.perf_counter()

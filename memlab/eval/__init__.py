@@ -1,29 +1,42 @@
 """Evaluation: labeled datasets, span- and document-level relevance, metrics, comparisons,
-TREC run and qrels files."""
+TREC run and qrels files.
 
-from memlab.eval.datasets import (
-    BeirDataset,
-    DatasetError,
-    MemoryDataset,
-    document_corpus,
-    load_beir_dataset,
-    load_dataset,
-    load_memory_dataset,
-)
-from memlab.eval.experiment import compare, evaluate
-from memlab.eval.metrics import metric_value, parse_metric
-from memlab.eval.relevance import (
-    doc_gains,
-    doc_hits,
-    doc_ideal,
-    ideal_gains,
-    path_to_doc_id,
-    span_gains,
-)
-from memlab.eval.trec import read_trec_qrels, read_trec_run, write_trec_qrels, write_trec_run
+The names below are loaded on first use, so importing a light submodule (the CLI's
+``memlab.eval.collection_cli`` while it builds its parser) does not import pandas and
+scipy.stats.
 
-__all__ = ["BeirDataset", "DatasetError", "MemoryDataset", "compare", "doc_gains", "doc_hits",
-           "doc_ideal", "document_corpus", "evaluate", "ideal_gains", "load_beir_dataset",
-           "load_dataset", "load_memory_dataset", "metric_value", "parse_metric",
-           "path_to_doc_id", "read_trec_qrels", "read_trec_run", "span_gains",
-           "write_trec_qrels", "write_trec_run"]
+>>> from memlab.eval import parse_metric
+>>> parse_metric("ndcg@10")[0]
+'ndcg'
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    **dict.fromkeys(["BeirDataset", "DatasetError", "MemoryDataset", "document_corpus",
+                     "load_beir_dataset", "load_dataset", "load_memory_dataset"],
+                    "memlab.eval.datasets"),
+    **dict.fromkeys(["compare", "evaluate"], "memlab.eval.experiment"),
+    **dict.fromkeys(["metric_value", "parse_metric"], "memlab.eval.metrics"),
+    **dict.fromkeys(["doc_gains", "doc_hits", "doc_ideal", "ideal_gains", "path_to_doc_id",
+                     "span_gains"], "memlab.eval.relevance"),
+    **dict.fromkeys(["read_trec_qrels", "read_trec_run", "write_trec_qrels", "write_trec_run"],
+                    "memlab.eval.trec"),
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'memlab.eval' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

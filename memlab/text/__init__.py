@@ -1,28 +1,43 @@
 """Text processing: tokenizers and stop-word lists for the lexical rankers.
 
 See :mod:`memlab.text.tokenize` for what each tokenizer does, and :mod:`memlab.text.keywords`
-for OpenClaw's keyword extraction (its keyword fallback).
+for OpenClaw's keyword extraction (its keyword fallback). The names below are loaded on first
+use, so importing a light submodule (``memlab.text.js``, as the config loader does) does not
+import the tokenizers (scikit-learn, and with it scipy and pandas).
+
+>>> from memlab.text import Tokenizer
+>>> Tokenizer()("Deploy keys")
+['deploy', 'keys']
 """
 
-from memlab.text.keywords import extract_keywords, fallback_terms
-from memlab.text.stopwords import LUCENE_ENGLISH_STOP_WORDS, STOPWORD_LISTS, get_stopwords
-from memlab.text.tokenize import (
-    CJK_MODES,
-    THAI_MODES,
-    Tokenizer,
-    openclaw_fts_tokens,
-    openclaw_mmr_tokens,
-)
+from __future__ import annotations
 
-__all__ = [
-    "CJK_MODES",
-    "LUCENE_ENGLISH_STOP_WORDS",
-    "STOPWORD_LISTS",
-    "THAI_MODES",
-    "Tokenizer",
-    "extract_keywords",
-    "fallback_terms",
-    "get_stopwords",
-    "openclaw_fts_tokens",
-    "openclaw_mmr_tokens",
-]
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "extract_keywords": "memlab.text.keywords",
+    "fallback_terms": "memlab.text.keywords",
+    "LUCENE_ENGLISH_STOP_WORDS": "memlab.text.stopwords",
+    "STOPWORD_LISTS": "memlab.text.stopwords",
+    "get_stopwords": "memlab.text.stopwords",
+    "CJK_MODES": "memlab.text.tokenize",
+    "THAI_MODES": "memlab.text.tokenize",
+    "Tokenizer": "memlab.text.tokenize",
+    "openclaw_fts_tokens": "memlab.text.tokenize",
+    "openclaw_mmr_tokens": "memlab.text.tokenize",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'memlab.text' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

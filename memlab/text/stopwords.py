@@ -14,19 +14,45 @@ reference, section 4 step 4), so the default of :class:`~memlab.text.Tokenizer` 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 LUCENE_ENGLISH_STOP_WORDS: frozenset[str] = frozenset(
     """a an and are as at be but by for if in into is it no not of on or such that the their
     then there these they this to was will with""".split()
 )
 
-STOPWORD_LISTS: dict[str, frozenset[str]] = {
-    "en": frozenset(ENGLISH_STOP_WORDS),
-    "en-lucene": LUCENE_ENGLISH_STOP_WORDS,
-}
+
+def _sklearn_english() -> frozenset[str]:
+    # imported on first use: scikit-learn pulls in scipy.stats and pandas (seconds of start-up
+    # for every command that merely imports memlab.text)
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return frozenset(ENGLISH_STOP_WORDS)
+
+
+class _StopwordLists(Mapping[str, frozenset[str]]):
+    """Named stop-word lists, each built on first use."""
+
+    def __init__(self, loaders: dict[str, Callable[[], frozenset[str]]]):
+        self._loaders = loaders
+        self._lists: dict[str, frozenset[str]] = {}
+
+    def __getitem__(self, name: str) -> frozenset[str]:
+        if name not in self._lists:
+            self._lists[name] = self._loaders[name]()
+        return self._lists[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._loaders)
+
+    def __len__(self) -> int:
+        return len(self._loaders)
+
+
+STOPWORD_LISTS: Mapping[str, frozenset[str]] = _StopwordLists({
+    "en": _sklearn_english,
+    "en-lucene": lambda: LUCENE_ENGLISH_STOP_WORDS,
+})
 
 
 def get_stopwords(stopwords: None | str | Iterable[str]) -> frozenset[str]:
