@@ -252,7 +252,8 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             docs, queries = load_beir(root)
         rows.append(bench(name, docs, queries, args))
-        print(f"{name} done (load {os.getloadavg()[0]:.1f})", flush=True)
+        print(f"{name} done (load {os.getloadavg()[0]:.1f}): {json.dumps(rows[-1], default=float)}",
+              flush=True)
     if not rows:
         print("nothing to run")
         return 0
