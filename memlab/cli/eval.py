@@ -18,6 +18,8 @@ def _eval(args: argparse.Namespace) -> int:
 
     if wants_collection(args):
         return run_collection_eval(args)
+    if args.profile:
+        return _upgrade(args)
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the dataset loader reports skipped files itself
@@ -83,6 +85,30 @@ def _report_truncation(dataset: Any, systems: list[str]) -> None:
                   f"{report.max_tokens} tokens)", file=sys.stderr)
 
 
+def _upgrade(args: argparse.Namespace) -> int:
+    """``--profile 2026.7 --profile 2026.9``: the upgrade report (memlab.eval.upgrade)."""
+    from memlab.eval.datasets import load_dataset
+    from memlab.eval.upgrade import upgrade_report
+
+    if sorted(set(args.profile)) != ["2026.7", "2026.9"] or len(args.config or []) > 1:
+        print("memlab: error: --profile gives the upgrade report: pass --profile 2026.7 "
+              "--profile 2026.9 and at most one --config (the 2026.7 configuration; default "
+              "hybrid)", file=sys.stderr)
+        return 2
+    metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
+    report = upgrade_report(load_dataset(args.dataset), (args.config or ["hybrid"])[0],
+                            metrics=metrics, depth=args.depth, tune=not args.no_tune,
+                            n_resamples=args.resamples)
+    text = report.to_markdown()
+    print(text)
+    if args.out:
+        from pathlib import Path
+
+        Path(args.out).write_text(text + "\n", encoding="utf-8")
+        print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
 def _warn_deeper_than_depth(metrics: list[str], depth: int, production: bool) -> None:
     """A metric cut deeper than the ranking (MAP@100 at depth 10) scores the top ``depth``
     only; say so on stderr instead of passing silently."""
@@ -129,6 +155,12 @@ def add_eval_parser(sub: Any) -> None:
                             "none"],
                    help="multiple-comparison correction of --against tests (default holm)")
     e.add_argument("--json", action="store_true", help="per-system and per-tag metrics as JSON")
+    e.add_argument("--profile", action="append", choices=("2026.7", "2026.9"),
+                   help="--profile 2026.7 --profile 2026.9: the upgrade report (per-tag deltas "
+                   "with tests, queries whose top-1 changes, what the retired knobs cost) of "
+                   "the --config (default hybrid) on the dataset's labels")
+    e.add_argument("--no-tune", action="store_true", help="with --profile: skip the sweep "
+                   "of the retired 2026.7 knobs")
     from memlab.eval.collection_cli import add_collection_options
     add_collection_options(e)
     e.set_defaults(func=_eval)

@@ -1,0 +1,257 @@
+"""The upgrade report: what moving from OpenClaw 2026.7 to 2026.9 does on a user's own labels.
+
+:func:`upgrade_report` runs a memory dataset through
+
+* the user's 2026.7 configuration (memlab's 2026.7 pipeline, :func:`memlab.eval.systems
+  .run_system`),
+* the same configuration after the upgrade on the 2026.9 profile
+  (:class:`memlab.profiles.openclaw_2026_9.Search2026_9` with the ``memory.search`` block
+  2026.9 keeps of it, :func:`memlab.config.export_2026_9.block_2026_9`; the retired knobs
+  fall back to 2026.9's fixed behaviour),
+* optionally the best 2026.7 configuration over the retired knobs (a sweep,
+  :func:`memlab.tune.sweep.sweep`, over :data:`RETIRED_GRID`; in-sample, so optimistic),
+
+and reports (:class:`UpgradeReport`): the comparison 2026.7 vs 2026.9 with paired tests
+(:func:`memlab.eval.judged.compare_runs`), per-tag deltas with randomization p-values
+Holm-corrected over the tags (:func:`memlab.eval.stats.paired_tests`), the queries whose top-1
+changes, and what the retired knobs cost (tuned 2026.7 vs fixed 2026.9).
+
+Every run is at ``depth`` hits with ``minScore`` 0, as ``memlab eval`` compares systems.
+
+>>> from memlab.eval.datasets import load_dataset  # doctest: +SKIP
+>>> report = upgrade_report(load_dataset("datasets/sample-memory"))  # doctest: +SKIP
+>>> print(report.to_markdown())  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from memlab.config import MemlabConfig
+from memlab.config.export_2026_9 import block_2026_9
+from memlab.eval.report import markdown_table
+from memlab.eval.stats import paired_tests
+
+__all__ = ["RETIRED_GRID", "UpgradeReport", "config_after_upgrade", "run_profile_2026_9",
+           "upgrade_report"]
+
+#: The retired 2026.7 knobs a tuned configuration is searched over (2026.9 fixes them).
+RETIRED_GRID: dict[str, list[Any]] = {
+    "query.hybrid.vectorWeight": [0.3, 0.5, 0.7, 0.9],
+    "query.hybrid.candidateMultiplier": [4, 8],
+    "query.hybrid.mmr.enabled": [False, True],
+    "query.hybrid.temporalDecay.enabled": [False, True],
+    "query.hybrid.temporalDecay.halfLifeDays": [30, 90, 365],
+}
+
+
+def config_after_upgrade(config: MemlabConfig) -> dict[str, Any]:
+    """The whole 2026.9 config a 2026.7 ``config`` becomes: the ``memory.search`` keys 2026.9
+    keeps (provider and model written out, since 2026.9's default provider is ``openai``),
+    memlab's cache options kept.
+
+    >>> from memlab.config import load_config
+    >>> cfg = load_config({"memorySearch": {"provider": "none", "query": {"minScore": 0.2,
+    ...                    "hybrid": {"vectorWeight": 0.5}}}})
+    >>> config_after_upgrade(cfg)["memory"]
+    {'search': {'provider': 'none', 'query': {'minScore': 0.2}}}
+    """
+    block, _lost = block_2026_9(config)
+    ms = config.memory_search
+    block = {**block, "provider": ms.resolved_provider()}
+    if ms.resolved_provider() != "none" and ms.model:
+        block["model"] = ms.model
+    memlab = {k: v for k, v in {"embeddingCache": config.memlab.embedding_cache,
+                                "batchSize": config.memlab.batch_size}.items() if v is not None}
+    order = ["provider", *[k for k in block if k != "provider"]]
+    return {"memory": {"search": {k: block[k] for k in order}}, "memlab": memlab}
+
+
+def run_profile_2026_9(dataset: Any, config: Mapping[str, Any], *, depth: int = 10,
+                       embedder: Any = None) -> pd.DataFrame:
+    """Hits (``qid, path, start_line, end_line, source, score, rank``) of the 2026.9 profile
+    for every query of a memory dataset, ``depth`` per query with ``minScore`` 0; each query
+    at its own ``now`` (the dataset's latest when it has none), as :func:`run_system`."""
+    from memlab.profiles.openclaw_2026_9 import Search2026_9
+
+    queries = dataset.queries
+    nows = (queries["now"].fillna(queries["now"].max()) if "now" in queries.columns
+            else pd.Series([None] * len(queries), index=queries.index))
+    search = Search2026_9(dataset.workspace, config, index_path=":memory:", embedder=embedder)
+    rows = []
+    try:
+        for qid, text, now in zip(queries["qid"], queries["query"], nows, strict=True):
+            hits = search.search(str(text), max_results=depth, min_score=0.0,
+                                 now=None if pd.isna(now) else now)["results"]
+            rows += [(qid, h["path"], h["startLine"], h["endLine"], h["source"],
+                      float(h["score"]), rank) for rank, h in enumerate(hits, 1)]
+    finally:
+        search.close()
+    return pd.DataFrame(rows, columns=["qid", "path", "start_line", "end_line", "source",
+                                       "score", "rank"])
+
+
+@dataclass
+class UpgradeReport:
+    """What :func:`upgrade_report` returns.
+
+    ``comparison``: :class:`memlab.eval.experiment.Comparison` of ``2026.7`` (baseline) and
+    ``2026.9``; ``tags``: per tag and metric, judged queries, both means, the delta, its
+    bootstrap CI and randomization p-value (raw and Holm-corrected over the tags); ``top1``:
+    the queries whose first hit changes (``path:start-end`` each side, the first metric of
+    each); ``retired``: the tuned 2026.7 configuration's retired knobs and the cost of losing
+    them (tuned 2026.7 minus fixed 2026.9, with tests), or ``None``; ``upgraded``: the 2026.9
+    config used.
+    """
+
+    comparison: Any
+    tags: pd.DataFrame
+    top1: pd.DataFrame
+    retired: pd.DataFrame | None
+    upgraded: dict[str, Any]
+    tuned: dict[str, Any] | None = None
+
+    def to_markdown(self, digits: int = 3) -> str:
+        """The report as Markdown: the comparison, per-tag deltas, top-1 changes, the cost of
+        the retired knobs."""
+        f = f"{{:.{digits}f}}"
+        parts = ["## 2026.7 vs 2026.9", self.comparison.to_markdown()]
+        metric = self.comparison.metrics[0]
+        tags = self.tags[self.tags["metric"] == metric]
+        if len(tags):
+            rows = [[t.tag, str(t.queries), f.format(t.mean_2026_7), f.format(t.mean_2026_9),
+                     f"{t.delta:+.{digits}f}{'†' if t.p_rand < 0.05 else ''}",
+                     f"[{t.ci_low:+.{digits}f}, {t.ci_high:+.{digits}f}]",
+                     f"{t.p_rand:.3g}"] for t in tags.itertuples()]
+            parts += [f"## {metric} by tag", markdown_table(
+                ["tag", "judged", "2026.7", "2026.9", "Δ", "95% CI", "p (Holm)"], rows,
+                "lrrrrrr"), "† p < 0.05, paired randomization test, Holm-corrected over the "
+                "tags."]
+        parts.append(f"## Queries whose top-1 changes ({len(self.top1)})")
+        if len(self.top1):
+            rows = [[str(r.qid), str(r.query)[:60], r.top1_2026_7, r.top1_2026_9,
+                     f"{r.delta:+.{digits}f}"] for r in self.top1.itertuples()]
+            parts.append(markdown_table(["qid", "query", "2026.7 top-1", "2026.9 top-1",
+                                         f"Δ {metric}"], rows, "lllll"))
+        if self.retired is not None:
+            knobs = ", ".join(f"{k} = {v}" for k, v in (self.tuned or {}).items())
+            rows = [[r.metric, f.format(r.tuned_2026_7), f.format(r.fixed_2026_9),
+                     f"{r.cost:+.{digits}f}", f"[{r.ci_low:+.{digits}f}, {r.ci_high:+.{digits}f}]",
+                     f"{r.p_rand:.3g}"] for r in self.retired.itertuples()]
+            parts += ["## What the retired knobs cost",
+                      f"Best 2026.7 configuration over the retired knobs (in-sample): {knobs}.",
+                      markdown_table(["metric", "tuned 2026.7", "fixed 2026.9",
+                                      "cost", "95% CI", "p (Holm)"], rows, "lrrrrr")]
+        return "\n\n".join(parts)
+
+
+def _per_query(comparison: Any, system: str) -> pd.DataFrame:
+    frame = comparison.per_query
+    return (frame[frame["system"] == system].pivot(index="qid", columns="metric",
+                                                   values="value"))
+
+
+def _top1(hits: pd.DataFrame) -> pd.Series:
+    first = hits.sort_values(["qid", "rank"]).groupby("qid").head(1)
+    return pd.Series([f"{p}:{s}-{e}" for p, s, e in zip(first["path"], first["start_line"],
+                                                         first["end_line"], strict=True)],
+                     index=first["qid"].to_numpy())
+
+
+def _tag_deltas(comparison: Any, queries: pd.DataFrame, n_resamples: int) -> pd.DataFrame:
+    old, new = _per_query(comparison, "2026.7"), _per_query(comparison, "2026.9")
+    tags = queries.set_index("qid")["tags"] if "tags" in queries.columns else None
+    out = []
+    if tags is None:
+        return pd.DataFrame(out)
+    names = sorted({str(t) for ts in tags.dropna() for t in ([ts] if isinstance(ts, str)
+                                                                else ts)})
+    for metric in comparison.metrics:
+        labels, a_cols, b_cols, counts = [], [], [], []
+        for tag in names:
+            qids = [q for q in old.index if tag in (lambda ts: [ts] if isinstance(ts, str)
+                                                    else list(ts))(tags.get(q, []))]
+            if len(qids) < 2:
+                continue
+            labels.append(tag)
+            a_cols.append(new.loc[qids, metric].to_numpy(float))
+            b_cols.append(old.loc[qids, metric].to_numpy(float))
+            counts.append(len(qids))
+        for j, tag in enumerate(labels):  # tags have different sizes: one test each
+            t = paired_tests(a_cols[j], b_cols[j], n_resamples=n_resamples).iloc[0]
+            out.append({"tag": tag, "metric": metric, "queries": counts[j],
+                        "mean_2026_7": b_cols[j].mean(), "mean_2026_9": a_cols[j].mean(),
+                        "delta": t["delta"], "ci_low": t["ci_low"], "ci_high": t["ci_high"],
+                        "p_rand_raw": t["p_rand_raw"]})
+    frame = pd.DataFrame(out)
+    if len(frame):
+        from memlab.eval.stats import correct
+
+        frame["p_rand"] = frame.groupby("metric")["p_rand_raw"].transform(
+            lambda p: pd.Series(correct(p.to_numpy(), "holm"), index=p.index))
+    return frame
+
+
+def upgrade_report(dataset: Any, config: Any = "hybrid", *,
+                   metrics: Sequence[str] = ("ndcg@10", "recall@10", "mrr@10"),
+                   depth: int = 10, tune: bool = True, grid: Mapping[str, Any] | None = None,
+                   n_resamples: int = 10_000) -> UpgradeReport:
+    """The upgrade report of ``config`` (a built-in system name, a config file, a mapping or a
+    :class:`MemlabConfig`; its 2026.7 form) on a memory ``dataset`` (module docstring).
+    ``tune``: also sweep the retired knobs (``grid``, default :data:`RETIRED_GRID`) and cost
+    them."""
+    from memlab.eval.judged import compare_runs
+    from memlab.eval.systems import resolve_system, run_system
+
+    if getattr(dataset, "workspace", None) is None:
+        raise ValueError("the upgrade report needs a memory dataset (a workspace with "
+                         "queries and line-span judgments), not a BEIR collection")
+    _, cfg = resolve_system(config)
+    upgraded = config_after_upgrade(cfg)
+    embedders: dict[str, Any] = {}
+    runs = {"2026.7": run_system(dataset, cfg, depth=depth, embedders=embedders),
+            "2026.9": run_profile_2026_9(dataset, upgraded, depth=depth)}
+    comparison = compare_runs(runs, dataset, metrics, by_tag=True, n_resamples=n_resamples)
+    first = comparison.metrics[0]
+    old, new = _per_query(comparison, "2026.7"), _per_query(comparison, "2026.9")
+    t7, t9 = _top1(runs["2026.7"]), _top1(runs["2026.9"])
+    text = dataset.queries.set_index("qid")["query"]
+    rows = []
+    for qid in dataset.queries["qid"]:
+        a, b = t7.get(qid, "—"), t9.get(qid, "—")
+        if a != b:
+            delta = (new[first].get(qid, np.nan) - old[first].get(qid, np.nan))
+            rows.append({"qid": qid, "query": text[qid], "top1_2026_7": a, "top1_2026_9": b,
+                         "delta": delta})
+    top1 = pd.DataFrame(rows, columns=["qid", "query", "top1_2026_7", "top1_2026_9", "delta"])
+    retired, tuned = None, None
+    if tune:
+        from memlab.config.results import overrides_from_results
+        from memlab.tune.sweep import sweep
+
+        base = cfg.with_overrides({"query.maxResults": depth, "query.minScore": 0.0})
+        results = sweep(dataset, dict(grid or RETIRED_GRID), base, metrics=[first])
+        tuned, _ = overrides_from_results(results, metric=first)
+        tuned_hits = run_system(dataset, cfg.with_overrides(tuned), depth=depth,
+                                embedders=embedders)
+        both = compare_runs({"2026.9": runs["2026.9"], "tuned": tuned_hits}, dataset, metrics,
+                            n_resamples=n_resamples)
+        tuned_q, fixed_q = _per_query(both, "tuned"), _per_query(both, "2026.9")
+        tests = paired_tests(tuned_q[list(metrics)].to_numpy(float),
+                             fixed_q.loc[tuned_q.index, list(metrics)].to_numpy(float),
+                             n_resamples=n_resamples, labels=list(metrics))
+        retired = pd.DataFrame({"metric": list(metrics),
+                                "tuned_2026_7": tuned_q[list(metrics)].mean().to_numpy(),
+                                "fixed_2026_9": fixed_q[list(metrics)].mean().to_numpy(),
+                                "cost": tests["delta"].to_numpy(),
+                                "ci_low": tests["ci_low"].to_numpy(),
+                                "ci_high": tests["ci_high"].to_numpy(),
+                                "p_rand": tests["p_rand"].to_numpy()})
+    return UpgradeReport(comparison=comparison, tags=_tag_deltas(
+        comparison, dataset.queries, n_resamples), top1=top1, retired=retired,
+        upgraded=upgraded, tuned=tuned)

@@ -1,0 +1,92 @@
+"""The upgrade report (memlab.eval.upgrade, ``memlab eval --profile 2026.7 --profile 2026.9``)
+on a small keyword-only dataset built so the two lines disagree in known ways."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from memlab.config import load_config
+from memlab.eval.datasets import load_dataset
+from memlab.eval.upgrade import config_after_upgrade, run_profile_2026_9, upgrade_report
+
+QUERIES = [("q1", "allergy peanuts", ["exact"]), ("q2", "deploy window tuesday", ["exact"]),
+           ("q3", "standup notes june", ["temporal"]), ("q4", "backup bucket region",
+                                                       ["temporal"])]
+
+
+@pytest.fixture()
+def dataset(tmp_path):
+    ws = tmp_path / "workspace"
+    (ws / "memory").mkdir(parents=True)
+    # USER.md is indexed by 2026.9 only: q1's answer is there.
+    (ws / "USER.md").write_text("- Sam has an allergy to peanuts\n")
+    (ws / "memory" / "health.md").write_text("Allergy clinic visit notes.\nNothing on peanuts.\n")
+    (ws / "memory" / "deploys.md").write_text("The deploy window is Tuesday morning.\n")
+    (ws / "memory" / "2026-06-03.md").write_text("Standup notes June: shipped ledger fix.\n")
+    (ws / "memory" / "2026-09-20.md").write_text("Standup notes: june backlog closed.\n")
+    (ws / "memory" / "backup.md").write_text("Backup bucket region is eu-central.\n")
+    with open(tmp_path / "queries.jsonl", "w") as f:
+        for qid, text, tags in QUERIES:
+            f.write(json.dumps({"id": qid, "text": text, "tags": tags,
+                                "now": "2026-10-01T00:00:00Z"}) + "\n")
+    qrels = [("q1", "USER.md", 1, 1), ("q2", "memory/deploys.md", 1, 1),
+             ("q3", "memory/2026-06-03.md", 1, 1), ("q4", "memory/backup.md", 1, 1)]
+    with open(tmp_path / "qrels.jsonl", "w") as f:
+        for qid, path, s, e in qrels:
+            f.write(json.dumps({"query_id": qid, "path": path, "start_line": s,
+                                "end_line": e, "grade": 1}) + "\n")
+    return load_dataset(tmp_path)
+
+
+def test_config_after_upgrade_keeps_what_2026_9_accepts_and_names_the_provider():
+    cfg = load_config({"memorySearch": {"provider": "local", "query": {
+        "maxResults": 4, "hybrid": {"vectorWeight": 0.4, "mmr": {"enabled": True}}},
+        "chunking": {"tokens": 200}}})
+    assert config_after_upgrade(cfg)["memory"] == {
+        "search": {"provider": "local", "query": {"maxResults": 4}}}
+
+
+def test_profile_run_reads_user_md(dataset):
+    hits = run_profile_2026_9(dataset, {"memory": {"search": {"provider": "none"}}})
+    q1 = hits[hits["qid"] == "q1"].sort_values("rank")
+    assert q1.iloc[0]["path"] == "USER.md"
+    assert list(hits.columns[:4]) == ["qid", "path", "start_line", "end_line"]
+
+
+def test_report_per_tag_top1_and_retired_knob_cost(dataset):
+    report = upgrade_report(dataset, "keyword", metrics=["ndcg@10", "mrr@10"], n_resamples=200,
+                            grid={"query.hybrid.temporalDecay.enabled": [False, True]})
+    table = report.comparison.table
+    assert list(table.index) == ["2026.7", "2026.9"]
+    # q1: 2026.7 cannot find USER.md (mrr 0), 2026.9 ranks it first (mrr 1)
+    per_q = report.comparison.per_query
+    mrr = per_q[(per_q["metric"] == "mrr@10") & (per_q["qid"] == "q1")].set_index("system")
+    assert mrr.loc["2026.7", "value"] == 0 and mrr.loc["2026.9", "value"] == 1
+    changed = report.top1.set_index("qid")
+    assert changed.loc["q1", "top1_2026_9"] == "USER.md:1-2"
+    assert changed.loc["q1", "delta"] == pytest.approx(1.0)  # ndcg@10 of a single judgment
+    tags = report.tags[report.tags["metric"] == "mrr@10"].set_index("tag")
+    assert set(tags.index) == {"exact", "temporal"}
+    assert tags.loc["exact", "delta"] == pytest.approx(
+        tags.loc["exact", "mean_2026_9"] - tags.loc["exact", "mean_2026_7"])
+    assert (tags["p_rand"] >= tags["p_rand_raw"]).all()  # Holm never lowers a p-value
+    retired = report.retired.set_index("metric")
+    assert retired.loc["ndcg@10", "cost"] == pytest.approx(
+        retired.loc["ndcg@10", "tuned_2026_7"] - retired.loc["ndcg@10", "fixed_2026_9"])
+    assert "query.hybrid.temporalDecay.enabled" in report.tuned
+    text = report.to_markdown()
+    assert "## Queries whose top-1 changes" in text and "USER.md:1-2" in text
+
+
+def test_cli_upgrade_report_and_its_usage_error(dataset, capsys):
+    from memlab.cli.main import main
+
+    root = str(dataset.root)
+    assert main(["eval", root, "--config", "keyword", "--profile", "2026.7", "--profile",
+                 "2026.9", "--no-tune", "--resamples", "100", "--metrics", "mrr@10"]) == 0
+    out = capsys.readouterr().out
+    assert "## 2026.7 vs 2026.9" in out and "mrr@10 by tag" in out
+    assert "retired knobs cost" not in out
+    assert main(["eval", root, "--profile", "2026.9"]) == 2
