@@ -28,6 +28,7 @@ from memlab.cli.search import add_search_parsers
 from memlab.config import ConfigError
 from memlab.embed.base import ProviderUnavailable
 from memlab.index.errors import IndexLocked, IndexPaused, IndexUnavailable
+from memlab.secrets import scrub
 
 __all__ = ["build_parser", "main"]
 
@@ -55,6 +56,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _say(text: str) -> None:
+    """An error line on stderr, scrubbed of every registered secret (memlab.secrets)."""
+    print(scrub(text), file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -62,25 +68,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.func(args)
     except ConfigError as exc:
-        print(f"memlab: config error: {exc}", file=sys.stderr)
+        _say(f"memlab: config error: {exc}")
         return 2
     except ProviderUnavailable as exc:
-        print(f"memlab: embedding provider unavailable: {exc}", file=sys.stderr)
+        _say(f"memlab: embedding provider unavailable: {exc}")
         return 3
     except IndexPaused as exc:
-        print(f"memlab: {exc}", file=sys.stderr)
+        _say(f"memlab: {exc}")
         return 4
     except IndexLocked as exc:
-        print(f"memlab: error: {exc}", file=sys.stderr)
+        _say(f"memlab: error: {exc}")
         return 5
     except IndexUnavailable as exc:
-        print(f"memlab: error: {exc}", file=sys.stderr)
+        _say(f"memlab: error: {exc}")
         return 2
     except (OSError, ValueError, NotImplementedError) as exc:  # missing/unreadable paths too
-        print(f"memlab: error: {exc}", file=sys.stderr)
+        _say(f"memlab: error: {exc}")
         return 2
     except sqlite3.DatabaseError as exc:  # disk full, I/O errors, damage found mid-query
         hint = "free some disk space and run the command again" if "full" in str(exc) else \
             "if the index file is damaged, rebuild it with `memlab index --force`"
-        print(f"memlab: error: SQLite: {exc}; {hint}", file=sys.stderr)
+        _say(f"memlab: error: SQLite: {exc}; {hint}")
         return 2

@@ -64,7 +64,8 @@ def _search_or_fail(args: argparse.Namespace) -> int:
         print(f"memlab: skipped {printable(skipped.path)}: {skipped.reason}", file=sys.stderr)
     for w in caught:
         text = str(w.message)
-        if "another memlab index" in text or "keyword-only" in text:
+        if ("another memlab index" in text or "keyword-only" in text
+                or "cannot write the index" in text):
             print(text, file=sys.stderr)
     payload = ms.search(args.query, max_results=args.max_results, min_score=args.min_score,
                         now=args.now)
@@ -144,7 +145,7 @@ def _index(args: argparse.Namespace) -> int:
 def _open_for_indexing(path: Path, tokenizer: str, force: bool):
     """Open the index; a damaged file is an error naming ``--force``, which replaces it."""
     from memlab.index.errors import IndexCorrupt
-    from memlab.index.store import IndexStore
+    from memlab.index.store import IndexStore, remove_index_files
 
     try:
         store = IndexStore(path, fts_tokenizer=tokenizer)
@@ -159,8 +160,7 @@ def _open_for_indexing(path: Path, tokenizer: str, force: bool):
         raise IndexCorrupt(path, problem)
     print(f"memlab: the index file {path} is damaged ({problem}); rebuilding it from scratch",
           file=sys.stderr)
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    remove_index_files(path)  # only after checking it is a memlab index
     return IndexStore(path, fts_tokenizer=tokenizer)
 
 

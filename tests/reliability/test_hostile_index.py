@@ -165,6 +165,8 @@ def test_search_answers_from_the_index_when_the_disk_is_full(cli, workspace, non
     result = cli("search", workspace, "staging database", "--config", none_config,
                  "--index", index)
     assert result.code == 0 and "MEMORY.md" in result.out, result
+    assert "cannot write the index" in result.err and "searching the index as it is" in \
+        result.err, result
     indexed = cli("index", workspace, "--config", none_config, "--index", index)
     assert indexed.code == 2 and "free some disk space" in indexed.err, indexed
     monkeypatch.undo()
