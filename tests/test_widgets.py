@@ -158,3 +158,15 @@ def test_sweep_browser_rejects_bad_input():
         SweepBrowser(pd.DataFrame())
     with pytest.raises(ValueError, match="axis"):
         SweepBrowser(pd.DataFrame({"x": [1], "ndcg@10": [0.1]}))
+
+
+def test_explorer_status_says_whether_the_legs_ran_and_multiplier_is_integer(search, dataset):
+    ex = Explorer(search, dataset)
+    assert "ran the legs" in ex.status.value  # a new query runs retrieval
+    ex.controls["vector_weight"].value = 0.2
+    assert "re-ranked (cached legs)" in ex.status.value
+    ex.controls["candidate_multiplier"].value = 5
+    assert ex.config_overrides()["query.hybrid.candidateMultiplier"] == 5
+    assert isinstance(ex.config_overrides()["query.hybrid.candidateMultiplier"], int)
+    ex.controls["query"].value = "a query not seen before"
+    assert "ran the legs" in ex.status.value

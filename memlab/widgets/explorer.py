@@ -163,10 +163,10 @@ class Explorer:
             "vector_weight": slider(w.FloatSlider, "vectorWeight",
                                     round(vw / total if total > 0 else 0.7, 2), 0.0, 1.0, 0.05,
                                     disabled=not hybrid),
+            # integer steps: OpenClaw's schema takes an integer candidateMultiplier
             "candidate_multiplier": slider(
-                w.FloatSlider, "candidateMultiplier",
-                float(min(20.0, max(1.0, self.fusion.candidates / max(mr, 1)))), 1.0, 20.0,
-                0.5),
+                w.IntSlider, "candidateMultiplier",
+                int(min(20, max(1, round(self.fusion.candidates / max(mr, 1))))), 1, 20, 1),
             "mmr_enabled": w.Checkbox(value=bool(self.mmr.enabled) if self.mmr else False,
                                       description="MMR", disabled=self.mmr is None),
             "mmr_lambda": slider(w.FloatSlider, "MMR λ",
@@ -270,7 +270,7 @@ class Explorer:
         out: dict[str, Any] = {"query.maxResults": int(c["max_results"].value),
                                "query.minScore": float(c["min_score"].value),
                                "query.hybrid.candidateMultiplier":
-                                   float(c["candidate_multiplier"].value)}
+                                   int(c["candidate_multiplier"].value)}
         if not c["vector_weight"].disabled:
             vw = float(c["vector_weight"].value)
             out.update({"query.hybrid.vectorWeight": vw,
@@ -346,7 +346,8 @@ class Explorer:
             return self.pipeline.transform(frame)
         key = repr(frame.to_dict("records"))
         legs = self.__dict__.get("_legs")
-        if legs is None or legs[0] != key:
+        self.ran_legs = legs is None or legs[0] != key
+        if self.ran_legs:
             vec = self.fusion.vector.transform(frame) if self.fusion.vector is not None else None
             txt = self.fusion.text.transform(frame) if self.fusion.text is not None else None
             legs = (key, vec, txt)
@@ -363,7 +364,9 @@ class Explorer:
             self.table.value = "<i>No matches.</i>"
         else:
             self.table.value = html_table(table)
-        bits = [f"{len(table)} hits", f"re-ranked in {self.seconds * 1000:.0f} ms (cached legs)"]
+        how = ("ran the legs" if getattr(self, "ran_legs", True)
+               else "re-ranked (cached legs)")
+        bits = [f"{len(table)} hits", f"{how} in {self.seconds * 1000:.0f} ms"]
         if "relevant" in table:
             found = int((table["relevant"] > 0).sum())
             bits.append(f"{found} hit(s) overlap the {self._judged} judged span(s) of {qid}")
