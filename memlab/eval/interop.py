@@ -92,7 +92,9 @@ def chunk_qrels(qrels: pd.DataFrame, chunks: pd.DataFrame) -> pd.DataFrame:
     their grades. Chunks sharing path and span (pieces of one over-long line) are listed as
     ``docid``, ``docid~2``..., as many as the corpus has, all with that grade: the names a run
     gives them (:func:`~memlab.eval.trec.run_docids`) whichever of them it retrieves.
-    Rows: per query in order of first judgment, chunks in path then line order.
+    Rows: per query in order of first judgment, chunks in path then line order. A query whose
+    spans lie in files the chunking does not index (session transcripts of a memory-only
+    system) gets no row: TREC tools, like memlab on these qrels, leave it out.
     """
     _need(qrels, ("qid", "path", "start_line", "end_line", "grade"), "span qrels")
     _need(chunks, ("path", "start_line", "end_line"), "the chunk table")
