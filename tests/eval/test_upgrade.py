@@ -90,3 +90,23 @@ def test_cli_upgrade_report_and_its_usage_error(dataset, capsys):
     assert "## 2026.7 vs 2026.9" in out and "mrr@10 by tag" in out
     assert "retired knobs cost" not in out
     assert main(["eval", root, "--profile", "2026.9"]) == 2
+
+
+def test_importance_whatif_scales_the_annotated_entry(dataset, tmp_path):
+    from dataclasses import replace
+
+    from memlab.tune.importance import annotate_importance, importance_whatif
+
+    config = {"memory": {"search": {"provider": "none"}}}
+
+    def user_md_score(ds):
+        hits = run_profile_2026_9(ds, config)
+        return hits[(hits["qid"] == "q1") & (hits["path"] == "USER.md")]["score"].iloc[0]
+
+    annotate_importance(dataset.workspace, {("USER.md", 1): 10}, tmp_path / "w" / "workspace")
+    assert user_md_score(replace(dataset, root=tmp_path / "w")) / user_md_score(dataset) == \
+        pytest.approx(0.75 + 0.05 * 10)
+    with pytest.raises(ValueError, match="memory/health.md:1"):
+        annotate_importance(dataset.workspace, {("memory/health.md", 1): 5}, tmp_path / "x")
+    cmp = importance_whatif(dataset, {("USER.md", 1): 1}, config, n_resamples=100)
+    assert list(cmp.table.index) == ["as is", "annotated"]
