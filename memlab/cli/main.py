@@ -45,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_export_parser(sub)
     from memlab.cli.sweep import add_sweep_parser
     add_sweep_parser(sub)
-    from memlab.embed.server import add_serve_parser
+    from memlab.cli.serve_embeddings import add_serve_parser
     add_serve_parser(sub)
     from memlab.cli.bench import add_bench_parser
     add_bench_parser(sub)

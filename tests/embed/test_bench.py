@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from memlab.cli import main
-from memlab.embed.base import EmbeddingProvider
 from memlab.cli.bench import DEFAULT_PRICES, bench_providers, format_table, parse_spec
+from memlab.embed.base import EmbeddingProvider
 
 WORDS = ["coffee", "espresso", "deploy", "tuesday", "maya", "async", "invoice", "retry"]
 
@@ -108,7 +108,7 @@ def test_bench_through_served_model_is_free_and_equal(tiny: Path) -> None:
     """A loopback openai-compatible server costs 0 and scores like the in-process model."""
     import threading
 
-    from memlab.embed.server import EmbeddingServer
+    from memlab.cli.serve_embeddings import EmbeddingServer
 
     srv = EmbeddingServer(BagOfWords(), "127.0.0.1", 0, model_name="bow")
     thread = threading.Thread(target=srv.serve_forever, args=(0.05,), daemon=True)

@@ -14,9 +14,9 @@ import httpx
 import numpy as np
 import pytest
 
+from memlab.cli.serve_embeddings import EmbeddingServer, make_server
 from memlab.embed.local import LocalProvider
 from memlab.embed.openai_compatible import OpenAICompatibleProvider
-from memlab.embed.server import EmbeddingServer, make_server
 
 TEXTS = ["Maya prefers async messages for anything that is not urgent.",
          "The ledger invoices client retries 5 times (retry.maxAttempts).",

@@ -18,8 +18,8 @@ from collections.abc import Iterator
 import pytest
 from memlab_reliability import ROOT, subprocess_env
 
+from memlab.cli.serve_embeddings import EmbeddingServer
 from memlab.embed.hashing import HashingProvider
-from memlab.embed.server import EmbeddingServer
 
 
 @pytest.fixture
@@ -115,7 +115,7 @@ def test_a_stalled_client_is_dropped(server):
 _SERVE = textwrap.dedent("""
     import sys, time
     from memlab.embed.hashing import HashingProvider
-    from memlab.embed.server import EmbeddingServer, serve
+    from memlab.cli.serve_embeddings import EmbeddingServer, serve
 
     class Slow(HashingProvider):
         def embed_documents(self, texts):

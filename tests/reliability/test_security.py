@@ -240,7 +240,7 @@ def test_notebook_outputs_hold_no_secret():
 
 def test_serve_embeddings_binds_loopback_by_default():
     from memlab.cli import build_parser
-    from memlab.embed.server import EmbeddingServer, make_server
+    from memlab.cli.serve_embeddings import EmbeddingServer, make_server
 
     args = build_parser().parse_args(["serve-embeddings"])
     assert args.host == "127.0.0.1"
