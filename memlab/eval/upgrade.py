@@ -73,10 +73,11 @@ def config_after_upgrade(config: MemlabConfig) -> dict[str, Any]:
 
 
 def run_profile_2026_9(dataset: Any, config: Mapping[str, Any], *, depth: int = 10,
-                       embedder: Any = None) -> pd.DataFrame:
+                       embedder: Any = None, production: bool = False) -> pd.DataFrame:
     """Hits (``qid, path, start_line, end_line, source, score, rank``) of the 2026.9 profile
-    for every query of a memory dataset, ``depth`` per query with ``minScore`` 0; each query
-    at its own ``now`` (the dataset's latest when it has none), as :func:`run_system`."""
+    for every query of a memory dataset, ``depth`` per query with ``minScore`` 0 (with
+    ``production``: the config's own ``maxResults``/``minScore``); each query at its own
+    ``now`` (the dataset's latest when it has none), as :func:`run_system`."""
     from memlab.profiles.openclaw_2026_9 import Search2026_9
 
     queries = dataset.queries
@@ -86,7 +87,8 @@ def run_profile_2026_9(dataset: Any, config: Mapping[str, Any], *, depth: int = 
     rows = []
     try:
         for qid, text, now in zip(queries["qid"], queries["query"], nows, strict=True):
-            hits = search.search(str(text), max_results=depth, min_score=0.0,
+            hits = search.search(str(text), max_results=None if production else depth,
+                                 min_score=None if production else 0.0,
                                  now=None if pd.isna(now) else now)["results"]
             rows += [(qid, h["path"], h["startLine"], h["endLine"], h["source"],
                       float(h["score"]), rank) for rank, h in enumerate(hits, 1)]

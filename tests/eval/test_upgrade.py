@@ -110,3 +110,31 @@ def test_importance_whatif_scales_the_annotated_entry(dataset, tmp_path):
         annotate_importance(dataset.workspace, {("memory/health.md", 1): 5}, tmp_path / "x")
     cmp = importance_whatif(dataset, {("USER.md", 1): 1}, config, n_resamples=100)
     assert list(cmp.table.index) == ["as is", "annotated"]
+
+
+def test_sweep_2026_9_runs_each_point_on_the_profile_and_exports(dataset, tmp_path):
+    import json5
+
+    from memlab.config import ConfigError, export_config
+    from memlab.config.results import overrides_from_results
+    from memlab.tune.sweep_2026_9 import sweep_2026_9
+
+    base = {"memory": {"search": {"provider": "none"}}}
+    grid = {"query.maxResults": [1, 6], "memlab.whatIf.halfLifeDays": [30, 3650]}
+    rows = sweep_2026_9(dataset, grid, base, metrics=["recall@10"])
+    assert len(rows) == 4 and set(rows["dataset"]) == {dataset.name}
+    # each point equals a direct run of the profile with that config
+    direct = run_profile_2026_9(dataset, {**base, "memory": {"search": {
+        "provider": "none", "query": {"maxResults": 1}}}}, production=True)
+    assert direct.groupby("qid").size().max() == 1
+    from memlab.eval.experiment import evaluate
+
+    expect = evaluate(direct, dataset.qrels, ["recall@10"], dataset.queries).means["recall@10"]
+    got = rows[(rows["query.maxResults"] == 1) & (rows["memlab.whatIf.halfLifeDays"] == 30)]
+    assert got["recall@10"].iloc[0] == pytest.approx(expect)
+    with pytest.raises(ConfigError, match="minScore"):
+        sweep_2026_9(dataset, {"query.minScore": [2]}, base)
+    overrides, _ = overrides_from_results(rows[rows["memlab.whatIf.halfLifeDays"] == 30],
+                                          metric="recall@10")
+    text = export_config({"provider": "none", **overrides}, "2026.9")
+    assert json5.loads(text)["memory"]["search"]["query"]["maxResults"] in (1, 6)
