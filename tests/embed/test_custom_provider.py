@@ -6,13 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import FakeServer, vector_for
 
 from memlab.config import ConfigError, dump_config, load_config
 from memlab.embed import ProviderUnavailable
 from memlab.embed.factory import make_embedder
 from memlab.embed.ollama import OllamaProvider
 from memlab.embed.openai_compatible import OpenAICompatibleProvider
+from tests.embed.conftest import FakeServer, vector_for
 
 QWEN = "Instruct: Given a user query, retrieve relevant memory notes and documents\nQuery:"
 
