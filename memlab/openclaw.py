@@ -27,7 +27,7 @@ results out::
 This module only assembles pipelines: the embedder comes from :mod:`memlab.embed.factory`
 (re-exported here), the ranking math from :mod:`memlab.kernels` through the stages, the
 result objects from :mod:`memlab.results`, and the persistent index injects its legs
-(:mod:`memlab.index.search`).
+(:mod:`memlab.indexed_search`).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from memlab.config import MemlabConfig, load_config
+from memlab.config import DEFAULT_CONFIG, MemlabConfig, load_config
 from memlab.corpus import Corpus, load_workspace
 from memlab.embed.base import EmbeddingProvider
 from memlab.embed.factory import (
@@ -72,9 +72,6 @@ __all__ = ["DEFAULT_CONFIG", "MemorySearch", "QuerySessionVisibility", "default_
            "hits_to_results", "keyword_leg", "keyword_only_config", "make_embedder",
            "make_search_embedder", "openclaw_pipeline", "resolve_session_key"]
 
-#: memlab's configuration when none is given: OpenClaw's defaults, but the embedded local
-#: model instead of OpenAI, so everything runs offline with no API key.
-DEFAULT_CONFIG: dict[str, Any] = {"memorySearch": {"provider": "local"}}
 
 
 def keyword_leg(corpus: Corpus, config: MemlabConfig, *, store: Any = None,
@@ -116,7 +113,7 @@ def openclaw_pipeline(corpus: Corpus, config: MemlabConfig | dict | str | Path |
                       visibility: str | None = None, agent_id: str | None = None) -> Sequence:
     """Build OpenClaw's search pipeline over ``corpus`` (see the module docstring).
 
-    The legs are injected by the caller that owns the index (:mod:`memlab.index.search`):
+    The legs are injected by the caller that owns the index (:mod:`memlab.indexed_search`):
     ``store`` is an FTS5 source (a :class:`memlab.index.IndexStore` whose ``corpus()`` is
     ``corpus``) that an ``"fts5"`` keyword leg queries instead of an in-memory FTS5 table of
     ``corpus``; ``vector_leg(embedder, depth)`` builds the vector leg instead of FAISS over

@@ -16,7 +16,7 @@ Layers, lowest first (a module may import its own layer and the ones below):
 2. data -- ``workspace``, ``chunking``, ``sessions``, ``corpus``, ``snippet``, ``results``;
 3. ``embed``, ``index``;
 4. ``stages``;
-5. ``openclaw``, ``profiles`` (whole pipelines);
+5. ``openclaw``, ``indexed_search``, ``profiles`` (whole pipelines);
 6. ``eval``, ``tune``, ``convert``, ``mine``;
 7. ``plots``, ``widgets``;
 8. ``cli``.
@@ -47,7 +47,7 @@ LAYERS: dict[str, int] = {
     **dict.fromkeys(("workspace", "chunking", "sessions", "corpus", "snippet", "results"), 2),
     **dict.fromkeys(("embed", "index"), 3),
     "stages": 4,
-    **dict.fromkeys(("openclaw", "profiles"), 5),
+    **dict.fromkeys(("openclaw", "indexed_search", "profiles"), 5),
     **dict.fromkeys(("eval", "tune", "convert", "mine"), 6),
     **dict.fromkeys(("plots", "widgets"), 7),
     "cli": 8,

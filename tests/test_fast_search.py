@@ -66,7 +66,7 @@ def test_fast_path_equals_frame_pipeline(name, indexed, embedder):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if indexed:
-            from memlab.index.search import IndexedMemorySearch
+            from memlab.indexed_search import IndexedMemorySearch
 
             ms = IndexedMemorySearch(WORKSPACE, _config(name), embedder, index_path=":memory:")
         else:

@@ -237,9 +237,10 @@ def test_dataset_session_column(tmp_path):
 
 
 def test_persistent_index_round_trip(workspace, tmp_path):
-    from memlab.index.search import IndexedMemorySearch, index_status
+    from memlab.index.search import index_status
     from memlab.index.store import IndexStore
     from memlab.index.sync import sync_index
+    from memlab.indexed_search import IndexedMemorySearch
 
     cfg = load_config(SESSIONS_ON)
     db = tmp_path / "index.sqlite"

@@ -56,7 +56,7 @@ def _search_or_fail(args: argparse.Namespace) -> int:
         if args.no_index:
             ms = MemorySearch(args.workspace, cfg, agent_id=agent, **_session_args(args))
         else:
-            from memlab.index.search import IndexedMemorySearch
+            from memlab.indexed_search import IndexedMemorySearch
 
             ms = IndexedMemorySearch(args.workspace, cfg, index_path=args.index,
                                      agent_id=agent, **_session_args(args))

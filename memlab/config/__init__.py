@@ -53,6 +53,7 @@ from memlab.config.errors import ConfigError, ConfigIssue, ExportError, ExportWa
 from memlab.config.export import ExportedConfig, export_config
 from memlab.config.keypaths import canonical_key_path
 from memlab.config.load import (
+    DEFAULT_CONFIG,
     default_agent_id,
     load_config,
     merge_memory_search,
@@ -98,6 +99,7 @@ from memlab.config.types import (
 )
 
 __all__ = [
+    "DEFAULT_CONFIG",
     "Bm25Options",
     "CacheConfig",
     "ChunkingConfig",

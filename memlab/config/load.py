@@ -28,6 +28,11 @@ _OPENCLAW_ROOT_KEYS = frozenset({
 })
 
 
+#: memlab's configuration when none is given: OpenClaw's defaults, but the embedded local
+#: model instead of OpenAI, so everything runs offline with no API key.
+DEFAULT_CONFIG: dict[str, Any] = {"memorySearch": {"provider": "local"}}
+
+
 def normalize_agent_id(value: str | None) -> str:
     """OpenClaw's ``normalizeAgentId``: trimmed (JavaScript ``trim()``), lower-cased, runs of
     characters outside ``[a-z0-9_-]`` become ``-``, at most 64 characters; empty -> ``main``.

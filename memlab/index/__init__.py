@@ -7,8 +7,9 @@
 * :mod:`memlab.index.fts` -- :class:`FTS5`, OpenClaw's exact keyword leg on SQLite itself.
 * :mod:`memlab.index.vectors` -- :class:`IndexVectorSearch` and :func:`parity_cosine`,
   vector scores computed as sqlite-vec computes them.
-* :mod:`memlab.index.search` -- :class:`IndexedMemorySearch` (``memlab search`` over the
-  persistent index) and :func:`index_status` (``memlab status``).
+* :mod:`memlab.index.search` -- :func:`index_status` (``memlab status``) and
+  :func:`resolve_index_path`. The search over the index,
+  :class:`memlab.indexed_search.IndexedMemorySearch`, is a pipeline, a layer above.
 
 Names are imported lazily, so ``import memlab.index`` is cheap.
 """
@@ -40,7 +41,6 @@ _EXPORTS = {
     "IndexVectorSearch": "vectors",
     "js_cosine": "vectors",
     "parity_cosine": "vectors",
-    "IndexedMemorySearch": "search",
     "format_status": "search",
     "index_status": "search",
     "resolve_index_path": "search",

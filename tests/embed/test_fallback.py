@@ -21,7 +21,7 @@ from memlab.embed.fallback import (
     unavailable_result,
 )
 from memlab.index.errors import IndexPaused
-from memlab.index.search import IndexedMemorySearch
+from memlab.indexed_search import IndexedMemorySearch
 from memlab.openclaw import MemorySearch, make_embedder
 from tests.embed.conftest import FakeServer, vector_for
 

@@ -20,7 +20,7 @@ import pytest
 from memlab.cli import main
 from memlab.embed.base import EmbeddingInput, MultimodalUnsupported
 from memlab.embed.gemini import GeminiProvider
-from memlab.index.search import IndexedMemorySearch
+from memlab.indexed_search import IndexedMemorySearch
 from memlab.workspace import (
     MultimodalFile,
     MultimodalSettings,

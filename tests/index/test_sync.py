@@ -17,7 +17,6 @@ from memlab_test_fakes import FAKE_PROVIDER_SOURCE, NOTES, FakeProvider, write_w
 
 from memlab.cli import main
 from memlab.index import (
-    IndexedMemorySearch,
     IndexLock,
     IndexLocked,
     IndexPaused,
@@ -26,6 +25,7 @@ from memlab.index import (
     sync_index,
 )
 from memlab.index.store import META_KEY, SOURCES_TABLE
+from memlab.indexed_search import IndexedMemorySearch
 
 SMALL_CHUNKS = {"provider": "fake", "chunking": {"tokens": 16, "overlap": 0}}
 

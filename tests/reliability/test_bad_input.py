@@ -282,7 +282,7 @@ def test_odd_queries_cli(cli, workspace, tmp_path, tokenizer, no_index):
 
 
 def test_odd_queries_hybrid_api(workspace, tmp_path):
-    from memlab.index.search import IndexedMemorySearch
+    from memlab.indexed_search import IndexedMemorySearch
 
     cfg = {"memorySearch": {"provider": "fake", "query": {"minScore": 0}},
            "memlab": {"keyword": "fts5"}}

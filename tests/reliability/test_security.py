@@ -51,7 +51,7 @@ def _sessions(results) -> set[str]:
 def test_session_visibility_matrix(session_ws, tmp_path):
     import warnings
 
-    from memlab.index.search import IndexedMemorySearch
+    from memlab.indexed_search import IndexedMemorySearch
     from memlab.openclaw import MemorySearch
 
     warnings.simplefilter("ignore")
