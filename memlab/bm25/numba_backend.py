@@ -12,7 +12,7 @@ queries of a batch in one call. Ties: score descending, then docno ascending, as
 Compiled on first use (about a second, then cached on disk next to this file by numba).
 
 >>> import numpy as np, scipy.sparse as sp
->>> from memlab.bm25.score import Postings, QueryTerms
+>>> from memlab.bm25.postings import Postings, QueryTerms
 >>> post = Postings(sp.csr_matrix(np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 1.0]])))
 >>> q = QueryTerms.from_matrix(sp.csr_matrix(np.array([[1.0, 1.0]])))
 >>> [(d.tolist(), s.tolist()) for d, s in rank_numba(post, q, depth=2)]
@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from memlab.bm25.score import Postings, QueryTerms
+from memlab.bm25.postings import Postings, QueryTerms
 
 __all__ = ["rank_numba"]
 
