@@ -53,7 +53,7 @@ from memlab.safeio import UnsafePath, open_beneath, path_parts
 from memlab.text.js import JS_WHITESPACE as _JS_WHITESPACE
 
 if TYPE_CHECKING:
-    from memlab.embed.base import EmbeddingInput
+    from memlab.embedding_input import EmbeddingInput
 
 __all__ = [
     "MULTIMODAL_SPECS",
@@ -66,6 +66,7 @@ __all__ = [
     "detect_mime",
     "load_multimodal_input",
     "multimodal_settings",
+    "normalize_extra_paths",
     "SkippedFile",
     "dated_path_date",
     "is_evergreen",
@@ -172,7 +173,7 @@ def _expand_home(value: str) -> str:
     return value
 
 
-def _normalize_extra_paths(workspace: str, extra_paths: Sequence[str]) -> list[str]:
+def normalize_extra_paths(workspace: str, extra_paths: Sequence[str]) -> list[str]:
     """``normalizeExtraMemoryPaths``: trim, drop empty, expand ``~``, resolve, unique."""
     out: list[str] = []
     for raw in extra_paths:
@@ -350,7 +351,7 @@ class _Discovery:
             self.walk(memory_dir, read_root=self.workspace)
 
     def extra(self, extra_paths: Sequence[str]) -> None:
-        for input_path in _normalize_extra_paths(self.workspace, extra_paths):
+        for input_path in normalize_extra_paths(self.workspace, extra_paths):
             if self.bad_name(input_path):
                 continue
             if self.should_skip(input_path):
@@ -850,7 +851,7 @@ def load_multimodal_input(file: MultimodalFile) -> EmbeddingInput | None:
     (size or sha256), as OpenClaw's ``loadMultimodalEmbeddingInput``."""
     import base64
 
-    from memlab.embed.base import EmbeddingInput
+    from memlab.embedding_input import EmbeddingInput
 
     try:
         with os.fdopen(_open_confined(file), "rb") as handle:

@@ -13,7 +13,8 @@ Layers, lowest first (a module may import its own layer and the ones below):
    ``bm25`` (pure ranking math, importing nothing of memlab), ``annotations``, ``progress``,
    ``safeio``, ``secrets``;
 1. ``config``;
-2. data -- ``workspace``, ``chunking``, ``sessions``, ``corpus``, ``snippet``, ``results``;
+2. data -- ``workspace``, ``chunking``, ``sessions``, ``corpus``, ``snippet``, ``results``,
+   ``embedding_input``;
 3. ``embed``, ``index``;
 4. ``stages``;
 5. ``openclaw``, ``indexed_search``, ``profiles`` (whole pipelines);
@@ -44,7 +45,8 @@ LAYERS: dict[str, int] = {
     **dict.fromkeys(("text", "frames", "pipeline", "kernels", "bm25", "annotations", "progress",
                      "safeio", "secrets"), 0),
     "config": 1,
-    **dict.fromkeys(("workspace", "chunking", "sessions", "corpus", "snippet", "results"), 2),
+    **dict.fromkeys(("workspace", "chunking", "sessions", "corpus", "snippet", "results",
+                     "embedding_input"), 2),
     **dict.fromkeys(("embed", "index"), 3),
     "stages": 4,
     **dict.fromkeys(("openclaw", "indexed_search", "profiles"), 5),

@@ -56,9 +56,9 @@ from memlab.workspace import (
     LoadedFile,
     MultimodalFile,
     SkippedFile,
-    _normalize_extra_paths,
     load_multimodal_input,
     multimodal_settings,
+    normalize_extra_paths,
     scan_workspace,
 )
 
@@ -101,7 +101,7 @@ def _provider_key(embedder: EmbeddingProvider | None) -> str:
 
 def _scope_hash(workspace: str | Path, config: MemlabConfig) -> str:
     ms = config.memory_search
-    extra = sorted(p.replace("\\", "/") for p in _normalize_extra_paths(
+    extra = sorted(p.replace("\\", "/") for p in normalize_extra_paths(
         os.path.abspath(os.path.expanduser(os.fspath(workspace))), ms.effective_extra_paths()))
     mm = ms.multimodal
     return _sha256(_js_json({"extraPaths": extra, "multimodal": {
