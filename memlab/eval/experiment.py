@@ -25,6 +25,7 @@ import pandas as pd
 from memlab.eval.metrics import metric_arrays, parse_metric
 from memlab.eval.relevance import path_to_doc_id, span_gains
 from memlab.eval.stats import paired_tests
+from memlab.kernels.gains import document_gains, first_occurrences
 
 DEFAULT_METRICS = ("ndcg@10", "recall@10", "mrr@10")
 LEVELS = ("span", "doc")
@@ -141,8 +142,8 @@ def _flat_gains(hits: pd.DataFrame, qrels: pd.DataFrame, level: str):
     ``groupby("qid")["score"].max()``) and the hits' qids in order of first appearance.
 
     The document level reproduces :func:`memlab.eval.relevance.doc_gains` and ``doc_ideal``
-    on integer codes (a sort, a hash de-duplication and a hash look-up) instead of pandas
-    row operations: their per-group Python work alone cost more than pytrec_eval's whole
+    on integer codes (the kernels of :mod:`memlab.kernels.gains` and a sorted look-up) instead
+    of pandas row operations: their per-group Python work alone cost more than pytrec_eval's whole
     evaluation on 10,000 queries (tests compare the two)."""
     hq_local, hq_names, runs = _factorised(hits["qid"])
     qq_local, qq_names, _ = _factorised(qrels["qid"])
@@ -201,27 +202,18 @@ def _flat_gains(hits: pd.DataFrame, qrels: pd.DataFrame, level: str):
     qkey = qq * n_docs + qd
     rows = np.flatnonzero(ok)[::-1]  # reversed: np.unique's first index is the last judgment
     judged_keys, at = np.unique(qkey[rows], return_index=True)
-    judged_grade = np.maximum(grade[rows[at]], 0)
-    # the first hit of each (query, doc) in rank order, and its grade: one sort of the keys
-    # packed with their positions (a plain integer sort is several times faster than a
-    # stable argsort or hashing), then the judged keys are looked up in the sorted keys
-    n = len(key)
-    bits = max(n - 1, 1).bit_length()
-    if n and int(key.max()) < (1 << (62 - bits)):
-        packed = np.sort((key << bits) | np.arange(n, dtype=np.int64))
-        pos, skey = packed & ((1 << bits) - 1), packed >> bits
-    else:
-        pos = np.argsort(key, kind="stable")
-        skey = key[pos]
-    lead = np.r_[True, skey[1:] != skey[:-1]] if n else np.zeros(0, dtype=bool)
-    first = np.zeros(n, dtype=bool)
-    first[pos[lead]] = True
-    where = np.searchsorted(skey, judged_keys)
-    found = where < n
-    found[found] = skey[where[found]] == judged_keys[found]
-    gains = np.zeros(n)
-    gains[pos[where[found]]] = judged_grade[found]  # where = the first of equal keys
-    qc, gains = qc[first], gains[first]
+    # the first hit of each (query, doc) in rank order (kernels.gains.first_occurrences), its
+    # judged grade looked up in the sorted judged keys (NaN: unjudged), its gain
+    # (kernels.gains.document_gains)
+    first = first_occurrences(key)
+    first_keys = key[first]
+    grades = np.full(len(first), np.nan)
+    where = np.searchsorted(judged_keys, first_keys)
+    found = where < len(judged_keys)
+    found[found] = judged_keys[where[found]] == first_keys[found]
+    grades[found] = grade[rows[at]][where[found]]
+    gains = document_gains(grades).astype(np.float64)
+    qc = qc[first]
     # ideal: the positive judgments, last one per (query, doc)
     positive = ok & (qrels["grade"].to_numpy() > 0)
     pos_idx = np.flatnonzero(positive)[::-1]
