@@ -54,11 +54,12 @@ from memlab.annotations import importance_multiplier, project_eligible, project_
 from memlab.config.errors import ConfigError, ConfigIssue, validate_block
 from memlab.config.options import MemlabOptions, WhatIf2026_9
 from memlab.config.schema_2026_9 import ResolvedSearch2026_9, read_config
-from memlab.kernels.decay import DAY_MS
+from memlab.kernels.decay import decay_multipliers
 from memlab.kernels.fusion import fuse_scores
 from memlab.kernels.mmr import jaccard_rows, mmr_order
 from memlab.kernels.mmr_empty import empty_token_similarity
 from memlab.kernels.selection import select_hybrid
+from memlab.kernels.threshold import eligible
 from memlab.kernels.tiers import exact_path_matcher, exact_tie_score
 from memlab.profiles import index_2026_9 as store
 from memlab.profiles.keyword_2026_9 import (
@@ -260,9 +261,7 @@ class Search2026_9:
             return
         ts = self._timestamps(entries)
         scores = np.array([e["score"] for e in entries], dtype=np.float64)
-        age = (now_ms - ts) / DAY_MS
-        lam = math.log(2) / self.half_life_days
-        decayed = np.where(np.isnan(ts), scores, scores * np.exp(-lam * np.maximum(0.0, age)))
+        decayed = scores * decay_multipliers(ts, now_ms, self.half_life_days)
         weighted = decayed * importance_multiplier([e.get("importance") for e in entries])
         for e, s in zip(entries, weighted.tolist(), strict=True):
             e["score"] = s
@@ -392,8 +391,9 @@ class Search2026_9:
         for h in ranked:
             if h["exactPathSpecificity"] > 0:
                 h["score"] = float(project_multiplier([h.get("projectKey")], active)[0])
-        strict = [h for h in ranked if h["score"] >= min_score]
-        return (strict or [h for h in ranked if h["score"] >= 0])[:universe]
+        keep = eligible(np.array([h["score"] for h in ranked], dtype=np.float64), None,
+                        min_score, "zero")
+        return [h for h, k in zip(ranked, keep.tolist(), strict=True) if k][:universe]
 
     # ------------------------------------------------------------------ search
     def search(self, query: str, max_results: int | None = None,
