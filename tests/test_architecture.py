@@ -43,7 +43,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "memlab"
 #: Layer of each top-level part of memlab (``memlab.<part>``).
 LAYERS: dict[str, int] = {
     **dict.fromkeys(("text", "frames", "pipeline", "kernels", "bm25", "annotations", "progress",
-                     "safeio", "secrets"), 0),
+                     "lazy", "safeio", "secrets"), 0),
     "config": 1,
     **dict.fromkeys(("workspace", "chunking", "sessions", "corpus", "snippet", "results",
                      "embedding_input"), 2),

@@ -12,8 +12,7 @@ scipy.stats.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from memlab.lazy import lazy_exports
 
 _EXPORTS = {
     **dict.fromkeys(["BeirDataset", "DatasetError", "MemoryDataset", "document_corpus",
@@ -29,14 +28,4 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        value = getattr(importlib.import_module(_EXPORTS[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'memlab.eval' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

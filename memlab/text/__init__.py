@@ -12,8 +12,7 @@ import the tokenizers (scikit-learn, and with it scipy and pandas).
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from memlab.lazy import lazy_exports
 
 _EXPORTS = {
     "extract_keywords": "memlab.text.keywords",
@@ -30,14 +29,4 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        value = getattr(importlib.import_module(_EXPORTS[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'memlab.text' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
