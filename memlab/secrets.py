@@ -18,14 +18,16 @@ secret survives a cut. :func:`is_sensitive_name` is the one list of credential-l
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from urllib.parse import parse_qsl, quote, unquote, urlsplit, urlunsplit
 
-__all__ = ["MIN_SECRET_CHARS", "SENSITIVE_NAME", "Scrubber", "is_sensitive_name", "redact_url",
-           "register", "register_url", "scrub", "url_secrets"]
+__all__ = ["MIN_SECRET_CHARS", "SENSITIVE_NAME", "Scrubber", "is_sensitive_name",
+           "looks_like_credential", "redact_url", "register", "register_url", "scoped", "scrub",
+           "url_secrets"]
 
 #: Shorter values are not scrubbed (they would mask ordinary words everywhere).
 MIN_SECRET_CHARS = 4
@@ -44,6 +46,26 @@ def is_sensitive_name(name: str) -> bool:
     [True, True, True, False, False]
     """
     return bool(SENSITIVE_NAME.search(str(name)))
+
+
+#: A value of a header whose name says nothing (``X-Team``) is treated as a credential when it
+#: is this long, or shorter but holding a digit: ``hdr-3c9e1f7a`` is masked, ``memlab`` is not
+#: (masking a plain label would garble every later message that happens to contain the word).
+LABEL_MAX_CHARS = 16
+
+
+def looks_like_credential(value: str | None) -> bool:
+    """Whether a value of a header with a non-credential name should still be scrubbed.
+
+    >>> [looks_like_credential(v) for v in ("memlab", "team blue", "hdr-3c9e1f7a", "x" * 20)]
+    [False, False, True, True]
+    """
+    if not isinstance(value, str):
+        return False
+    value = value.strip()
+    if len(value) < MIN_SECRET_CHARS or " " in value:
+        return len(value) >= LABEL_MAX_CHARS
+    return len(value) >= LABEL_MAX_CHARS or any(c.isdigit() for c in value)
 
 
 def _variants(value: str) -> set[str]:
@@ -90,6 +112,17 @@ class Scrubber:
     def __len__(self) -> int:
         return len(self._values)
 
+    def values(self) -> frozenset[str]:
+        """The registered values (every variant), for :func:`scoped`."""
+        with self._guard:
+            return frozenset(self._values)
+
+    def replace(self, values: Iterable[str]) -> None:
+        """Forget everything and hold exactly ``values``."""
+        with self._guard:
+            self._values = set(values)
+            self._order = sorted(self._values, key=len, reverse=True)
+
     def __getstate__(self) -> dict:
         return {"values": sorted(self._values)}
 
@@ -105,6 +138,25 @@ _REGISTRY = Scrubber()
 def register(*values: str | None) -> None:
     """Add secret values to the process-wide registry (see :func:`scrub`)."""
     _REGISTRY.add(*values)
+
+
+@contextlib.contextmanager
+def scoped() -> Iterator[None]:
+    """Undo, on exit, every :func:`register` made inside the block (the registry is
+    process-wide; a test suite or a notebook trying several providers scopes it).
+
+    >>> with scoped():
+    ...     register("tmp-secret-42")
+    ...     scrub("x tmp-secret-42")
+    'x ***'
+    >>> scrub("x tmp-secret-42")
+    'x tmp-secret-42'
+    """
+    before = _REGISTRY.values()
+    try:
+        yield
+    finally:
+        _REGISTRY.replace(before)
 
 
 def url_secrets(url: str | None) -> list[str]:

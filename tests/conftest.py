@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from memlab import secrets
 from memlab.corpus import Corpus
 from memlab.frames import build_hits
 from memlab.pipeline import Stage
@@ -16,6 +17,14 @@ from memlab.pipeline import Stage
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # Indexes and embedding caches made by tests go to a scratch folder, never to ~/.cache.
 os.environ["MEMLAB_CACHE_DIR"] = tempfile.mkdtemp(prefix="memlab-tests-")
+
+
+@pytest.fixture(autouse=True)
+def _secrets_registered_by_one_test_stay_in_it():
+    """The scrub registry is process-wide: a secret one test configures must not mask words in
+    the messages a later test checks."""
+    with secrets.scoped():
+        yield
 
 
 class StaticLeg(Stage):

@@ -257,7 +257,10 @@ class RemoteEmbedder(EmbeddingProvider):
                    query_budget: float | None = None) -> None:
         """Set up retries, deadlines and secrets. Besides ``secrets``, everything the
         provider was configured with that may be a credential is registered for scrubbing by
-        value: ``_api_key``, every value of ``_extra_headers`` (whatever the header's name)
+        value: ``_api_key``, the values of ``_extra_headers`` whose name looks like a credential
+        (``Authorization``, ``X-Api-Key``, ...) or whose value does
+        (:func:`memlab.secrets.looks_like_credential`: a plain label such as ``X-Team: memlab``
+        is not masked),
         and the credentials in ``base_url``/``server``."""
         self.query_timeout = float(query_timeout)
         self.query_budget = float(query_budget) if query_budget is not None else \
@@ -269,8 +272,10 @@ class RemoteEmbedder(EmbeddingProvider):
         self.max_batch_bytes = int(max_batch_bytes)
         self._sleep = sleep
         self.max_response_bytes = int(max_response_bytes)
+        headers = getattr(self, "_extra_headers", None) or {}
         configured = [*secrets, getattr(self, "_api_key", None),
-                      *(getattr(self, "_extra_headers", None) or {}).values()]
+                      *(v for k, v in headers.items()
+                        if _secrets.is_sensitive_name(k) or _secrets.looks_like_credential(v))]
         self._secrets = _secrets.Scrubber(configured)
         _secrets.register(*configured)
         for url in (getattr(self, "base_url", None), getattr(self, "server", None)):

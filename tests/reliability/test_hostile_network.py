@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 import pytest
 from memlab_reliability import embeddings_route
 
+from memlab import secrets
 from memlab.embed.base import ProviderUnavailable
 from memlab.embed.openai_compatible import OpenAICompatibleProvider
 
@@ -124,7 +125,7 @@ def test_error_excerpt_is_scrubbed_before_it_is_cut(fake, caplog):
     assert "retrying" in caplog.text  # the warning was emitted, and scrubbed
 
 
-# -- 4: every configured header value is a secret, whatever its name --------------------------
+# -- 4: every credential-shaped header value is a secret, whatever its name -----------------
 
 
 @pytest.mark.parametrize("name", ["Ocp-Apim-Subscription-Key", "X-Tenant-Routing"])
@@ -136,6 +137,17 @@ def test_configured_header_values_are_scrubbed_by_value(fake, name):
         p.embed_query("q")
     assert fake.requests[0]["headers"][name.lower()] == value  # it was sent
     _assert_clean(str(info.value), value, SECRET)
+
+
+def test_a_plain_label_header_never_masks_ordinary_words(fake):
+    """``X-Team: memlab`` is a label: registering it would turn every later "memlab" in the
+    process's messages into ``***`` (CI failed on exactly that)."""
+    fake.route = lambda req, n: (403, {"error": "denied for memlab team"})
+    p = _provider(fake.url + "/v1", headers={"X-Team": "memlab", "X-Key-Id": "k-77aa99bb"})
+    with pytest.raises(ProviderUnavailable) as info:
+        p.embed_query("q")
+    assert "denied for memlab team" in str(info.value)
+    assert secrets.scrub("memlab index k-77aa99bb") == "memlab index ***"
 
 
 # -- 5: credentials in remote.baseUrl -------------------------------------------------------------
