@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from memlab.eval.datasets import read_span_file
 from memlab.eval.experiment import abstention, evaluate
 from memlab.eval.judged import condense, judged_spans, unjudged_share
 from memlab.eval.metrics import parse_metric
@@ -106,23 +107,11 @@ def dataset_meta(root: str | Path) -> dict[str, Any]:
 
 
 def load_session_qrels(root: str | Path) -> pd.DataFrame | None:
-    """A dataset's session-level qrels (``qid, path, start_line, end_line, grade``), or
-    ``None`` without a ``session_qrels.jsonl``."""
+    """A dataset's session-level qrels (``qid, path, start_line, end_line, grade``; grade 1
+    when absent), or ``None`` without a ``session_qrels.jsonl``
+    (:func:`memlab.eval.datasets.read_span_file`)."""
     path = Path(root) / SESSION_QRELS_FILE
-    if not path.is_file():
-        return None
-    rows = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-            rows.append((str(obj["query_id"]), str(obj["path"]), int(obj["start_line"]),
-                         int(obj["end_line"]), int(obj.get("grade", 1))))
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-            raise ValueError(f"{path}:{n}: expected query_id, path, start_line, end_line, "
-                             f"grade: {exc}") from None
-    return pd.DataFrame(rows, columns=["qid", "path", "start_line", "end_line", "grade"])
+    return read_span_file(path, default_grade=1) if path.is_file() else None
 
 
 @dataclass(repr=False)

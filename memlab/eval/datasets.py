@@ -39,9 +39,10 @@ import dataclasses
 import json
 import re
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -147,6 +148,48 @@ def _now_field(path: Path, n: int, value: object) -> pd.Timestamp | None:
     return stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
 
 
+#: Columns of a span judgment frame (``qrels.jsonl``, ``judged.jsonl``,
+#: ``session_qrels.jsonl``).
+SPAN_QRELS_COLUMNS = ["qid", "path", "start_line", "end_line", "grade"]
+
+
+def iter_spans(path: str | Path, default_grade: int) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, span)`` of each judgment of a span JSONL file (``query_id``, ``path``,
+    ``start_line``, ``end_line``, optional ``grade``, else ``default_grade``); ``span`` has
+    the keys of :data:`SPAN_QRELS_COLUMNS`. The one reader of ``qrels.jsonl``, ``judged.jsonl`` and
+    ``session_qrels.jsonl``: each caller adds only its own checks (known query, lines inside
+    the file, grade range). A missing key or a non-integer line raises
+    :class:`DatasetError` naming the file and line."""
+    path = Path(path)
+    for n, obj in _read_jsonl(path):
+        for key in ("query_id", "path", "start_line", "end_line"):
+            if key not in obj:
+                raise DatasetError(f"{path}:{n}: missing {key!r}")
+        yield n, {"qid": str(obj["query_id"]), "path": str(obj["path"]),
+                  "start_line": _int_field(path, n, obj, "start_line"),
+                  "end_line": _int_field(path, n, obj, "end_line"),
+                  "grade": _int_field(path, n, obj, "grade", default_grade)}
+
+
+def read_span_file(path: str | Path, default_grade: int) -> pd.DataFrame:
+    """The spans of a span JSONL file as a frame of :data:`SPAN_QRELS_COLUMNS`
+    (:func:`iter_spans`); an empty frame when the file does not exist.
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "judged.jsonl").write_text(
+    ...     '{"query_id": "q1", "path": "MEMORY.md", "start_line": 2, "end_line": 3}\\n')
+    >>> read_span_file(folder / "judged.jsonl", default_grade=0).values.tolist()
+    [['q1', 'MEMORY.md', 2, 3, 0]]
+    >>> len(read_span_file(folder / "absent.jsonl", default_grade=1))
+    0
+    """
+    path = Path(path)
+    rows = [span for _, span in iter_spans(path, default_grade)] if path.is_file() else []
+    return pd.DataFrame(rows, columns=SPAN_QRELS_COLUMNS).astype(
+        {"start_line": "int64", "end_line": "int64", "grade": "int64"})
+
+
 def load_memory_dataset(root: str | Path) -> MemoryDataset:
     """Load and validate a memory dataset folder (see the module docstring)."""
     root = Path(root)
@@ -170,14 +213,10 @@ def load_memory_dataset(root: str | Path) -> MemoryDataset:
                         "session": None if session is None else str(session)})
     qrels = []
     line_counts: dict[str, int] = {}
-    for n, obj in _read_jsonl(rpath):
-        for key in ("query_id", "path", "start_line", "end_line"):
-            if key not in obj:
-                raise DatasetError(f"{rpath}:{n}: missing {key!r}")
-        qid = str(obj["query_id"])
+    for n, span in iter_spans(rpath, default_grade=1):
+        qid, path, start, end, grade = (span[c] for c in SPAN_QRELS_COLUMNS)
         if qid not in seen:
             raise DatasetError(f"{rpath}:{n}: unknown query_id {qid!r}")
-        path = str(obj["path"])
         if "\x00" in path or not path.strip():
             raise DatasetError(f"{rpath}:{n}: 'path' {path!r} is not a usable file path "
                                "(empty or holding a NUL byte)")
@@ -192,16 +231,12 @@ def load_memory_dataset(root: str | Path) -> MemoryDataset:
                 line_counts[path] = len(file.read_text(encoding="utf-8").split("\n"))
             except (OSError, UnicodeDecodeError) as exc:
                 raise DatasetError(f"{rpath}:{n}: cannot read {path!r}: {exc}") from None
-        start, end = (_int_field(rpath, n, obj, "start_line"),
-                      _int_field(rpath, n, obj, "end_line"))
         if not 1 <= start <= end <= line_counts[path]:
             raise DatasetError(f"{rpath}:{n}: lines {start}-{end} fall outside {path!r} "
                                f"({line_counts[path]} lines)")
-        grade = _int_field(rpath, n, obj, "grade", 1)
         if grade < 1:
             raise DatasetError(f"{rpath}:{n}: grade must be >= 1, got {grade}")
-        qrels.append({"qid": qid, "path": path, "start_line": start, "end_line": end,
-                      "grade": grade})
+        qrels.append(span)
     qframe = pd.DataFrame(queries, columns=["qid", "query", "tags", "now", "session"])
     if qframe["now"].notna().any():  # each value already a UTC Timestamp (or None)
         qframe["now"] = pd.to_datetime(qframe["now"], utc=True)
@@ -209,7 +244,7 @@ def load_memory_dataset(root: str | Path) -> MemoryDataset:
         qframe = qframe.drop(columns=["now"])
     if qframe["session"].isna().all():  # the requester session, for transcript visibility
         qframe = qframe.drop(columns=["session"])
-    rframe = pd.DataFrame(qrels, columns=["qid", "path", "start_line", "end_line", "grade"])
+    rframe = pd.DataFrame(qrels, columns=SPAN_QRELS_COLUMNS)
     return MemoryDataset(root=root, queries=qframe, qrels=rframe)
 
 

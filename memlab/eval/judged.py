@@ -26,7 +26,6 @@ document has a judgment (of any grade, 0 included).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -34,6 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from memlab.eval.datasets import read_span_file
 from memlab.eval.relevance import path_to_doc_id
 
 #: Spans an assessor judged (any grade, 0 = looked at, not relevant), beside ``qrels.jsonl``.
@@ -43,21 +43,9 @@ SPAN_COLUMNS = ["qid", "path", "start_line", "end_line"]
 
 def read_judged_file(path: str | Path) -> pd.DataFrame:
     """The spans of a ``judged.jsonl`` (``qid``, ``path``, ``start_line``, ``end_line``,
-    ``grade``); an empty frame when the file does not exist."""
-    path = Path(path)
-    rows = []
-    if path.is_file():
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-                rows.append((str(obj["query_id"]), str(obj["path"]), int(obj["start_line"]),
-                             int(obj["end_line"]), int(obj.get("grade", 0))))
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-                raise ValueError(f"{path}:{n}: expected query_id, path, start_line, end_line "
-                                 f"(and grade): {exc}") from None
-    return pd.DataFrame(rows, columns=[*SPAN_COLUMNS, "grade"])
+    ``grade``, 0 when absent: looked at, not relevant); an empty frame when the file does not
+    exist (:func:`memlab.eval.datasets.read_span_file`)."""
+    return read_span_file(path, default_grade=0)
 
 
 def judged_spans(dataset: Any) -> pd.DataFrame:

@@ -344,3 +344,30 @@ def test_cacm_bm25_document_level_metrics_equal_trec_eval(cacm_run):
 
     ndcg = np.mean([m["ndcg@10"] for m in mine.values()])
     assert 0.3 < ndcg < 0.5  # README: bm25s, stop words, no stemming: 0.43
+
+
+def test_one_span_reader_serves_qrels_judged_and_session_qrels(tmp_path):
+    """qrels.jsonl, judged.jsonl and session_qrels.jsonl are read by one function; only the
+    default grade differs (judged: 0 = looked at, session qrels: 1)."""
+    from memlab.eval.collection import SESSION_QRELS_FILE, load_session_qrels
+    from memlab.eval.datasets import read_span_file
+    from memlab.eval.judged import JUDGED_FILE, read_judged_file
+
+    line = {"query_id": 7, "path": "MEMORY.md", "start_line": "2", "end_line": 3.0}
+    for name in (JUDGED_FILE, SESSION_QRELS_FILE):
+        (tmp_path / name).write_text("\n" + json.dumps(line) + "\n", encoding="utf-8")
+    judged = read_judged_file(tmp_path / JUDGED_FILE)
+    session = load_session_qrels(tmp_path)
+    assert judged.values.tolist() == [["7", "MEMORY.md", 2, 3, 0]]
+    assert session.values.tolist() == [["7", "MEMORY.md", 2, 3, 1]]
+    assert judged.dtypes.equals(session.dtypes)
+    assert read_span_file(tmp_path / "absent.jsonl", default_grade=1).empty
+    assert load_session_qrels(tmp_path / "nowhere") is None
+
+    (tmp_path / JUDGED_FILE).write_text(json.dumps({**line, "end_line": 3.5}) + "\n"
+                                        + json.dumps({"query_id": "q"}) + "\n")
+    with pytest.raises(DatasetError, match=r"judged\.jsonl:1: 'end_line' must be an integer"):
+        read_judged_file(tmp_path / JUDGED_FILE)
+    (tmp_path / SESSION_QRELS_FILE).write_text(json.dumps({"query_id": "q"}) + "\n")
+    with pytest.raises(DatasetError, match=r"session_qrels\.jsonl:1: missing 'path'"):
+        load_session_qrels(tmp_path)
