@@ -3,7 +3,8 @@ and the Thai/CJK keyword paths compared.
 
     nice -n 10 .venv/bin/python benchmarks/model_table.py [--models minilm,use-multilingual]
         [--collections scifact,cacm] [--out .memlab/benchmarks/model_table.json] [--tiny]
-    .venv/bin/python benchmarks/model_table.py --render .memlab/benchmarks/model_table.json
+    .venv/bin/python benchmarks/model_table.py --render .memlab/benchmarks/*.json \\
+        --write docs/models.md
 
 Per packaged model (:data:`memlab.embed.models.PACKAGED_MODELS`, those installed): the
 registry's languages, dimensions and input window; the share of the sample's chunks longer
@@ -20,7 +21,9 @@ segmentation; "exports to" is what :func:`memlab.config.export_config` writes fo
 configuration under schema 2026.7 (OpenClaw can express only ``store.fts.tokenizer``).
 
 Results go to JSON (``--out``, default ``.memlab/benchmarks/model_table.json``, an ignored
-folder) and the Markdown tables to stdout; ``--render`` re-prints the tables of a JSON file.
+folder) and the Markdown tables to stdout; ``--render`` re-prints the tables of JSON files
+(one row per model: the one with most results), and ``--write docs/models.md`` rewrites that
+page's ``model-table`` and ``keyword-paths`` blocks from them, so the page is generated.
 Embeddings are cached next to the JSON (``embeddings.sqlite``), so vector and hybrid runs embed
 each corpus once per model, and a re-run only evaluates.
 """
@@ -155,23 +158,33 @@ def bench_keyword_paths(sample: Any, cache: Path, hybrid_model: str) -> list[dic
     return rows
 
 
-def render(payload: dict[str, Any]) -> str:
+def render_models(payload: dict[str, Any]) -> str:
+    """The model table, a sentence naming the best model overall and on the CJK and Thai
+    queries, what was not measured, and the per-tag tables (Markdown)."""
     models = payload["models"]
     colls = payload["collections"]
     head = ["model", "languages", "dims", "window (tokens)", "sample chunks > window",
-            "docs/s", "sample vector", "sample hybrid",
+            "docs/s (load avg)", "sample vector", "sample hybrid",
             *[f"{c} {m}" for c in colls for m in MODES]]
     rows = []
     for r in models:
         w = r["window_report"]
+        load = r.get("loadavg_before")
         rows.append([f"`{r['alias']}`", ", ".join(r["languages"]).replace("xx", "~100"),
                      r["dims"], r["window"] if r["window"] is not None else "none",
                      f"{w['over']}/{w['chunks']} ({w['share']:.0%})",
-                     f"{r['docs_per_s']:.1f}", f"{r['sample_vector']:.3f}",
-                     f"{r['sample_hybrid']:.3f}",
+                     f"{r['docs_per_s']:.1f}" + (f" ({load[0]:.1f})" if load else ""),
+                     f"{r['sample_vector']:.3f}", f"{r['sample_hybrid']:.3f}",
                      *[_fmt(r.get(f"{c}_{m}")) for c in colls for m in MODES]])
     out = [f"nDCG@10. Machine: {payload['machine']['cpus']} CPUs, load average "
-           f"{_load(models)} during the runs.", "", markdown(head, rows), ""]
+           f"{_load(models)} during the runs (the 1-minute load average when each model's "
+           "docs/s was measured is beside it).", "", markdown(head, rows), "",
+           _best_sentence(models), ""]
+    missing = [f"`{r['alias']}` on {', '.join(cs)}" for r in models
+               if (cs := [c for c in colls if any(r.get(f"{c}_{m}") is None for m in MODES)])]
+    if missing:
+        out += [f"—: not measured in the runs rendered here ({', '.join(missing)}); "
+                "`benchmarks/model_table.py --models ALIAS` measures them.", ""]
     tags = sorted({t for r in models for m in MODES for t in r[f"sample_{m}_tags"]})
     for mode in MODES:
         out.append(f"nDCG@10 by tag on the sample, {mode}:")
@@ -180,16 +193,61 @@ def render(payload: dict[str, Any]) -> str:
                             [[t, *[_fmt(r[f"sample_{mode}_tags"].get(t)) for r in models]]
                              for t in tags]))
         out.append("")
+    return "\n".join(out)
+
+
+def _best_sentence(models: list[dict[str, Any]], baseline: str = "minilm") -> str:
+    """Which model is best vector-only on the sample, overall and on the CJK and Thai tags,
+    against ``baseline``."""
+    base = next((r for r in models if r["alias"] == baseline), None)
+    parts = []
+    for label, get in [("on the sample", lambda r: r["sample_vector"]),
+                       *[(f"on its `{t}` queries", lambda r, t=t: r["sample_vector_tags"].get(
+                           t, float("nan"))) for t in KEYWORD_TAGS]]:
+        scored = [(get(r), r["alias"]) for r in models if get(r) == get(r)]
+        if not scored:
+            continue
+        value, alias = max(scored)
+        ref = f" (`{baseline}` {get(base):.3f})" if base is not None and alias != baseline else ""
+        parts.append(f"{label}: `{alias}` {value:.3f}{ref}")
+    return "Best vector-only nDCG@10 " + "; ".join(parts) + "." if parts else ""
+
+
+def render_keyword_paths(payload: dict[str, Any]) -> str:
+    """The keyword-path comparison (Markdown; empty when it was not run)."""
     kw = payload.get("keyword_paths") or []
-    if kw:
-        out.append(f"Keyword paths on the sample (nDCG@10; hybrid with "
-                   f"`{payload['keyword_hybrid_model']}`):")
-        out.append("")
-        cols = [f"{m}_{t}" for m in ("keyword", "hybrid") for t in ("all", *KEYWORD_TAGS)]
-        out.append(markdown(["keyword path", *[c.replace("_", " ") for c in cols], "exports to"],
-                            [[r["path"], *[_fmt(r[c]) for c in cols], r["exports_to"]]
-                             for r in kw]))
-    return "\n".join(out) + "\n"
+    if not kw:
+        return ""
+    cols = [f"{m}_{t}" for m in ("keyword", "hybrid") for t in ("all", *KEYWORD_TAGS)]
+    return "\n".join([f"Keyword paths on the sample (nDCG@10; hybrid with "
+                      f"`{payload['keyword_hybrid_model']}`):", "",
+                      markdown(["keyword path", *[c.replace("_", " ") for c in cols],
+                                "exports to"],
+                               [[r["path"], *[_fmt(r[c]) for c in cols], r["exports_to"]]
+                                for r in kw]), ""])
+
+
+def render(payload: dict[str, Any]) -> str:
+    """Every table of a result payload (what the script prints)."""
+    return "\n".join(p for p in (render_models(payload), render_keyword_paths(payload)) if p)
+
+
+def write_doc(path: Path, payload: dict[str, Any]) -> None:
+    """Rewrite the ``<!-- figures:model-table -->`` and ``<!-- figures:keyword-paths -->``
+    blocks of ``path`` (docs/models.md) from ``payload`` (the keyword-path block only when the
+    payload has keyword paths); :mod:`readme_figures` owns the marker format."""
+    from readme_figures import blocks, replace_blocks
+
+    text = path.read_text(encoding="utf-8")
+    new = {"model-table": "\n" + render_models(payload) + "\n"}
+    if payload.get("keyword_paths"):
+        new["keyword-paths"] = "\n" + render_keyword_paths(payload) + "\n"
+    missing = [n for n in new if n not in blocks(text)]
+    if missing:
+        raise SystemExit(f"{path}: no figure markers for {missing} (<!-- figures:NAME --> ... "
+                         "<!-- /figures -->)")
+    path.write_text(replace_blocks(text, new), encoding="utf-8")
+    print(f"rewrote {', '.join(new)} in {path}", file=sys.stderr)
 
 
 def _fmt(v: Any) -> str:
@@ -217,6 +275,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="print the tables of result JSON files (their models concatenated; "
                     "keyword paths and collections of the first)")
     ap.add_argument("--tiny", action="store_true", help="MiniLM, tests/data/beir-mini only")
+    ap.add_argument("--write", type=Path, default=None, metavar="DOC",
+                    help="also rewrite the model-table and keyword-paths blocks of DOC "
+                    "(docs/models.md) from the results")
     args = ap.parse_args(argv)
     if args.render is not None:
         payloads = [json.loads(p.read_text(encoding="utf-8")) for p in args.render]
@@ -231,6 +292,8 @@ def main(argv: list[str] | None = None) -> int:
         merged["keyword_paths"] = next((p["keyword_paths"] for p in payloads
                                         if p.get("keyword_paths")), [])
         print(render(merged), end="")
+        if args.write is not None:
+            write_doc(args.write, merged)
         return 0
     if args.tiny:
         aliases, args.repeat = ["minilm"], 1
@@ -262,6 +325,8 @@ def main(argv: list[str] | None = None) -> int:
         write_json("model_table", payload, args.out)
     path = write_json("model_table", payload, args.out)
     print(render(json.loads(path.read_text(encoding="utf-8"))), end="")
+    if args.write is not None:
+        write_doc(args.write, json.loads(path.read_text(encoding="utf-8")))
     print(f"\nwritten: {path}", file=sys.stderr)
     return 0
 

@@ -1,0 +1,70 @@
+"""docs/models.md's tables are rendered from benchmarks/model_table.py's result files
+(``--render ... --write docs/models.md``), not typed: the rendering and the block rewrite."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _script():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        spec = importlib.util.spec_from_file_location("model_table",
+                                                      ROOT / "benchmarks" / "model_table.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    return module
+
+
+def _row(alias, vector, thai, **collections):
+    return {"alias": alias, "languages": ["en"], "dims": 384, "window": 256,
+            "window_report": {"over": 3, "chunks": 10, "share": 0.3},
+            "docs_per_s": 12.34, "loadavg_before": [5.0, 4.0, 3.0],
+            "loadavg_after": [7.0, 4.0, 3.0], "sample_vector": vector, "sample_hybrid": 0.5,
+            "sample_vector_tags": {"thai": thai, "cjk": 0.2},
+            "sample_hybrid_tags": {"thai": 0.1, "cjk": 0.3}, **collections}
+
+
+PAYLOAD = {"machine": {"cpus": 2}, "collections": ["cacm"], "keyword_hybrid_model": "minilm",
+           "models": [_row("minilm", 0.4, 0.3, cacm_vector=0.45, cacm_hybrid=0.5),
+                      _row("use-multilingual", 0.55, 0.6)],
+           "keyword_paths": [{"path": "FTS5 unicode61", "exports_to": "x", "keyword_all": 0.3,
+                              "keyword_cjk": 0.2, "keyword_thai": 0.0, "hybrid_all": 0.5,
+                              "hybrid_cjk": 0.4, "hybrid_thai": 0.3}]}
+
+
+def test_the_model_table_shows_load_beside_docs_per_s_and_names_what_was_not_measured():
+    text = _script().render_models(PAYLOAD)
+    assert "| `minilm` | en | 384 | 256 | 3/10 (30%) | 12.3 (5.0) | 0.400 | 0.500 | 0.450 | " \
+        "0.500 |" in text
+    assert "| `use-multilingual` | en | 384 | 256 | 3/10 (30%) | 12.3 (5.0) | 0.550 | 0.500 | " \
+        "— | — |" in text
+    assert "load average 5.0-7.0" in text
+    assert "not measured in the runs rendered here (`use-multilingual` on cacm)" in text
+    assert ("Best vector-only nDCG@10 on the sample: `use-multilingual` 0.550 (`minilm` 0.400); "
+            "on its `cjk` queries: `use-multilingual` 0.200 (`minilm` 0.200)") in text
+
+
+def test_write_doc_rewrites_only_the_marked_blocks(tmp_path):
+    mod = _script()
+    doc = tmp_path / "models.md"
+    doc.write_text("intro\n<!-- figures:model-table -->\nold\n<!-- /figures -->\nmiddle\n"
+                   "<!-- figures:keyword-paths -->\nold\n<!-- /figures -->\nend\n")
+    mod.write_doc(doc, PAYLOAD)
+    text = doc.read_text()
+    assert text.startswith("intro\n<!-- figures:model-table -->\n\nnDCG@10. Machine: 2 CPUs")
+    assert "old" not in text and "\nmiddle\n" in text and text.endswith("<!-- /figures -->\nend\n")
+    assert "| FTS5 unicode61 | 0.300 | 0.200 | 0.000 | 0.500 | 0.400 | 0.300 | x |" in text
+
+
+def test_write_doc_names_missing_markers(tmp_path):
+    doc = tmp_path / "models.md"
+    doc.write_text("no markers\n")
+    with pytest.raises(SystemExit, match="model-table"):
+        _script().write_doc(doc, PAYLOAD)
