@@ -22,8 +22,10 @@ configuration under schema 2026.7 (OpenClaw can express only ``store.fts.tokeniz
 
 Results go to JSON (``--out``, default ``.memlab/benchmarks/model_table.json``, an ignored
 folder) and the Markdown tables to stdout; ``--render`` re-prints the tables of JSON files
-(one row per model: the one with most results), and ``--write docs/models.md`` rewrites that
-page's ``model-table`` and ``keyword-paths`` blocks from them, so the page is generated.
+(one row per model: the run with most results, completed by the others), and ``--write
+docs/models.md`` rewrites that page's ``model-table``, ``model-window`` and ``keyword-paths``
+blocks from them, so the page is generated. ``--model-window`` adds the sample with
+``memlab.chunking: "model-window"`` (chunks fitted to each model's window).
 Embeddings are cached next to the JSON (``embeddings.sqlite``), so vector and hybrid runs embed
 each corpus once per model, and a re-run only evaluates.
 """
@@ -71,11 +73,14 @@ KEYWORD_PATHS: tuple[tuple[str, dict[str, Any], dict[str, Any]], ...] = (
 KEYWORD_TAGS = ("cjk", "thai")
 
 
-def model_config(alias: str, mode: str, cache: Path) -> Any:
+def model_config(alias: str, mode: str, cache: Path, chunking: str = "openclaw") -> Any:
+    """``alias`` as vector-only or hybrid (OpenClaw's defaults otherwise); ``chunking``
+    ``"model-window"`` fits the chunks to the model's window (``memlab.chunking``)."""
     ms: dict[str, Any] = {"provider": "local", "local": {"modelPath": alias}}
     if mode == "vector":
         ms["query"] = {"hybrid": {"enabled": False}}
-    return load_config({"memorySearch": ms, "memlab": {"embeddingCache": str(cache)}})
+    return load_config({"memorySearch": ms,
+                        "memlab": {"embeddingCache": str(cache), "chunking": chunking}})
 
 
 def ndcg(dataset: Any, config: Any, embedders: dict[str, Any], by_tag: bool = False
@@ -100,7 +105,7 @@ def docs_per_second(provider: LocalProvider, texts: list[str], repeat: int) -> f
 
 
 def bench_model(alias: str, sample: Any, collections: dict[str, Any], cache: Path,
-                repeat: int) -> dict[str, Any]:
+                repeat: int, model_window: bool = False) -> dict[str, Any]:
     spec = PACKAGED_MODELS[alias]
     provider = LocalProvider(alias, show_progress=False)
     t0 = time.perf_counter()
@@ -121,6 +126,12 @@ def bench_model(alias: str, sample: Any, collections: dict[str, Any], cache: Pat
         row[f"sample_{mode}_tags"] = tags
         for name, ds in collections.items():
             row[f"{name}_{mode}"] = ndcg(ds, model_config(alias, mode, cache), embedders)[0]
+    if model_window and spec.window is not None:  # the sample with chunks fitted to the window
+        fitted = model_config(alias, "hybrid", cache, "model-window")
+        row["model_window_chunks"] = len(dataset_corpus(sample, fitted, provider))
+        for mode in MODES:
+            row[f"sample_{mode}_model_window"] = ndcg(
+                sample, model_config(alias, mode, cache, "model-window"), embedders)[0]
     row["loadavg_after"] = machine()["loadavg"]
     return row
 
@@ -213,6 +224,22 @@ def _best_sentence(models: list[dict[str, Any]], baseline: str = "minilm") -> st
     return "Best vector-only nDCG@10 " + "; ".join(parts) + "." if parts else ""
 
 
+def render_model_window(payload: dict[str, Any]) -> str:
+    """OpenClaw's chunks against chunks fitted to each model's window (``--model-window``
+    runs; empty when there are none)."""
+    rows = [[f"`{r['alias']}`", r["window"],
+             f"{r['window_report']['over']}/{r['window_report']['chunks']}",
+             f"{r['sample_vector']:.3f}", f"{r['sample_hybrid']:.3f}", r["model_window_chunks"],
+             f"{r['sample_vector_model_window']:.3f}", f"{r['sample_hybrid_model_window']:.3f}"]
+            for r in payload["models"] if "model_window_chunks" in r]
+    if not rows:
+        return ""
+    return "\n".join(["nDCG@10 on the sample, OpenClaw's chunks vs `memlab.chunking: "
+                      "\"model-window\"` (none over the window):", "",
+                      markdown(["model", "window", "chunks > window", "vector", "hybrid",
+                                "model-window chunks", "vector", "hybrid"], rows), ""])
+
+
 def render_keyword_paths(payload: dict[str, Any]) -> str:
     """The keyword-path comparison (Markdown; empty when it was not run)."""
     kw = payload.get("keyword_paths") or []
@@ -229,17 +256,21 @@ def render_keyword_paths(payload: dict[str, Any]) -> str:
 
 def render(payload: dict[str, Any]) -> str:
     """Every table of a result payload (what the script prints)."""
-    return "\n".join(p for p in (render_models(payload), render_keyword_paths(payload)) if p)
+    return "\n".join(p for p in (render_models(payload), render_model_window(payload),
+                                 render_keyword_paths(payload)) if p)
 
 
 def write_doc(path: Path, payload: dict[str, Any]) -> None:
-    """Rewrite the ``<!-- figures:model-table -->`` and ``<!-- figures:keyword-paths -->``
-    blocks of ``path`` (docs/models.md) from ``payload`` (the keyword-path block only when the
-    payload has keyword paths); :mod:`readme_figures` owns the marker format."""
+    """Rewrite the ``<!-- figures:model-table -->``, ``<!-- figures:model-window -->`` and
+    ``<!-- figures:keyword-paths -->`` blocks of ``path`` (docs/models.md) from ``payload``
+    (the last two only when the payload has their results); :mod:`readme_figures` owns the
+    marker format."""
     from readme_figures import blocks, replace_blocks
 
     text = path.read_text(encoding="utf-8")
     new = {"model-table": "\n" + render_models(payload) + "\n"}
+    if render_model_window(payload):
+        new["model-window"] = "\n" + render_model_window(payload) + "\n"
     if payload.get("keyword_paths"):
         new["keyword-paths"] = "\n" + render_keyword_paths(payload) + "\n"
     missing = [n for n in new if n not in blocks(text)]
@@ -268,6 +299,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-keyword-paths", action="store_true",
                     help="skip the keyword-path comparison")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--model-window", action="store_true",
+                    help="also the sample with memlab.chunking \"model-window\" (each model "
+                    "with a window)")
     ap.add_argument("--keyword-model", default="minilm",
                     help="the model of the hybrid keyword-path runs")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
@@ -282,12 +316,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.render is not None:
         payloads = [json.loads(p.read_text(encoding="utf-8")) for p in args.render]
         colls = list(dict.fromkeys(c for p in payloads for c in p["collections"]))
-        rows: dict[str, dict[str, Any]] = {}  # one row per model: the one with most results
-        for row in (m for p in payloads for m in p["models"]):
-            have = sum(f"{c}_{m}" in row for c in colls for m in MODES)
-            old = rows.get(row["alias"])
-            if old is None or have > sum(f"{c}_{m}" in old for c in colls for m in MODES):
-                rows[row["alias"]] = row
+        # one row per model: the one with most collection results, plus what only other
+        # runs of that model measured (e.g. --model-window)
+        every = [m for p in payloads for m in p["models"]]
+        rows: dict[str, dict[str, Any]] = {}
+        for row in sorted(every, key=lambda r: -sum(f"{c}_{m}" in r for c in colls
+                                                    for m in MODES)):
+            rows[row["alias"]] = {**row, **rows.get(row["alias"], {})}
         merged = {**payloads[0], "models": list(rows.values()), "collections": colls}
         merged["keyword_paths"] = next((p["keyword_paths"] for p in payloads
                                         if p.get("keyword_paths")), [])
@@ -321,7 +356,8 @@ def main(argv: list[str] | None = None) -> int:
         write_json("model_table", payload, args.out)
     for alias in aliases:  # the JSON is rewritten after each model: a long run keeps its rows
         print(f"model_table: {alias}", file=sys.stderr, flush=True)
-        payload["models"].append(bench_model(alias, sample, collections, cache, args.repeat))
+        payload["models"].append(bench_model(alias, sample, collections, cache, args.repeat,
+                                             args.model_window))
         write_json("model_table", payload, args.out)
     path = write_json("model_table", payload, args.out)
     print(render(json.loads(path.read_text(encoding="utf-8"))), end="")

@@ -68,3 +68,25 @@ def test_write_doc_names_missing_markers(tmp_path):
     doc.write_text("no markers\n")
     with pytest.raises(SystemExit, match="model-table"):
         _script().write_doc(doc, PAYLOAD)
+
+
+def test_render_merges_runs_of_one_model_and_writes_the_model_window_block(tmp_path, capsys):
+    import json
+
+    mod = _script()
+    window_run = {**PAYLOAD, "collections": [], "keyword_paths": [],
+                  "models": [{**_row("minilm", 0.4, 0.3), "model_window_chunks": 13,
+                              "sample_vector_model_window": 0.39,
+                              "sample_hybrid_model_window": 0.48}]}
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    first.write_text(json.dumps(window_run))
+    second.write_text(json.dumps(PAYLOAD))
+    doc = tmp_path / "models.md"
+    doc.write_text("<!-- figures:model-table -->\n<!-- /figures -->\n"
+                   "<!-- figures:model-window -->\n<!-- /figures -->\n"
+                   "<!-- figures:keyword-paths -->\n<!-- /figures -->\n")
+    assert mod.main(["--render", str(first), str(second), "--write", str(doc)]) == 0
+    text = doc.read_text()
+    assert "| `minilm` | 256 | 3/10 | 0.400 | 0.500 | 13 | 0.390 | 0.480 |" in text
+    assert "| `minilm` | en | 384 | 256 | 3/10 (30%) | 12.3 (5.0) | 0.400 | 0.500 | 0.450 |" in text
+    assert "| `minilm` | 256 | 3/10 | 0.400 | 0.500 | 13 |" in capsys.readouterr().out
