@@ -62,6 +62,13 @@ RICH = """// my config
 """
 
 
+#: What a config measured with memlab's default local model (a sweep row, the sweeps' default
+#: base) exports as: the model served by `memlab serve-embeddings`.
+SERVED = {"provider": "openai-compatible", "model": "minilm",
+          "remote": {"baseUrl": "http://127.0.0.1:8080/v1"}, "queryInputType": "query",
+          "documentInputType": "document"}
+
+
 def raw(cfg: MemlabConfig) -> dict[str, Any]:
     """Every explicitly set key (what import/export must preserve)."""
     return {"memorySearch": model_to_raw(cfg.memory_search), "memlab": model_to_raw(cfg.memlab)}
@@ -82,8 +89,8 @@ def test_export_2026_7_parses_validates_and_has_header():
                                  "score": 0.71234, "out_of_sample": 0.65, "date": "2026-10-01"})
     doc = json5.loads(text)
     ms = doc["agents"]["defaults"]["memorySearch"]
-    assert ms == {"query": {"hybrid": {"vectorWeight": 0.5, "textWeight": 0.5,
-                                       "mmr": {"enabled": True}}}}
+    assert ms == {**SERVED, "query": {"hybrid": {"vectorWeight": 0.5, "textWeight": 0.5,
+                                                 "mmr": {"enabled": True}}}}
     assert set(doc) == {"agents"}  # no memlab key: OpenClaw rejects unknown top-level keys
     cfg = load_config(text)
     assert cfg.memory_search.normalized_weights() == (0.5, 0.5)
@@ -93,6 +100,7 @@ def test_export_2026_7_parses_validates_and_has_header():
     assert any("score: 0.7123" in h for h in head)
     assert any("out of sample: 0.6500" in h for h in head)
     assert any("date: 2026-10-01" in h for h in head)
+    assert "//   memlab serve-embeddings --model minilm --host 127.0.0.1 --port 8080" in head
     assert text.warnings == [] and text.dropped == []
 
 
@@ -336,7 +344,7 @@ def test_cli_export_config_2026_8_with_base(tmp_path, capsys):
     assert "0.7 / 0.3" in err  # the tuned weights cannot be expressed
     doc = json5.loads(out.read_text())
     assert doc["gateway"] == {"port": 1} and doc["memory"]["citations"] == "off"
-    assert doc["memory"]["search"] == {"query": {"maxResults": 9}}
+    assert doc["memory"]["search"] == {**SERVED, "query": {"maxResults": 9}}
 
 
 # --- the real OpenClaw 2026.7.35 ----------------------------------------------------------

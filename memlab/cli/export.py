@@ -1,5 +1,22 @@
-"""The ``memlab export`` command: a sweep results row or a config file written as an OpenClaw
-config.
+"""The ``memlab export`` command: a sweep/eval results row or a config file written as an
+OpenClaw config.
+
+    memlab export RESULTS_OR_CONFIG --out FILE [--schema 2026.7|2026.8|2026.9] [--rank N]
+                  [--best-expressible] [--allow-lossy] [--metric M] [--dataset NAME]
+                  [--serve-host H] [--serve-port P] [--base OPENCLAW_CONFIG] [--full]
+
+What it writes (:func:`memlab.config.export_config`): always the provider and model; a config
+measured with memlab's ``local`` provider as an ``openai-compatible`` provider pointing at
+``memlab serve-embeddings --model X`` (the command is in the file's header and printed).
+
+Results files: a sweep's (axis columns named by config key paths) or ``memlab eval --format
+csv``'s (a ``system`` column naming built-in systems or config files). Evaluation-only
+cut-offs are never written: a ``query.maxResults`` / ``query.minScore`` column that holds one
+value over the whole results was a setting of the evaluation, not tuned, and is left out
+(:func:`tuned_overrides`); an eval's ``--depth`` / ``minScore`` 0 are not part of a system's
+config at all. ``--best-expressible`` exports the best row the target schema can express
+(:func:`best_expressible`); ``--allow-lossy`` drops what it cannot and lists each dropped knob
+with its measured effect from the results file (or "not measured").
 """
 
 from __future__ import annotations
@@ -11,24 +28,41 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from memlab.config.errors import ExportWarning
-from memlab.config.export import export_config
-from memlab.config.export_2026_9 import measured_effects
+from memlab.config.errors import ConfigError, ExportError, ExportWarning
+from memlab.config.export import (
+    FIXED_2026_7,
+    SERVE_HOST,
+    SERVE_PORT,
+    ExportedConfig,
+    export_config,
+)
+from memlab.config.export_2026_9 import FIXED_2026_9, measured_effects
+from memlab.config.keypaths import canonical_key_path
 from memlab.config.openclaw_2026_8 import SCHEMAS
 from memlab.config.openclaw_import import import_config
 from memlab.config.results import overrides_from_results, read_results
+
+__all__ = ["add_export_parser", "best_expressible", "run_export", "tuned_overrides"]
+
+#: Cut-offs an evaluation sets for scoring (depth, ``minScore`` 0), written only when tuned.
+CUTOFFS = ("query.maxResults", "query.minScore")
+#: Results columns naming the embeddings (a row without them ran on the sweep's default base).
+_PROVIDER_COLUMNS = ("provider", "model", "local.modelPath")
 
 
 def add_export_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``memlab export`` on an ``argparse`` sub-parser collection."""
     p = subparsers.add_parser(
-        "export", help="write a tuned configuration (a sweep results row or a config file) as "
-        "an OpenClaw config file")
+        "export", help="write a tuned configuration (a sweep/eval results row or a config "
+        "file) as an OpenClaw config file")
     p.add_argument("source", metavar="RESULTS_OR_CONFIG",
-                   help="sweep results (.parquet/.csv/.tsv, one row per configuration) or an "
-                   "OpenClaw/memlab config file")
+                   help="sweep or eval results (.parquet/.csv/.tsv, one row per "
+                   "configuration) or an OpenClaw/memlab config file")
     p.add_argument("--rank", type=int, default=1, help="which row of the results, best first "
                    "(default 1)")
+    p.add_argument("--best-expressible", action="store_true",
+                   help="export the best row of the results that the --schema can express "
+                   "(nothing dropped); the header names the best row overall and the gap")
     p.add_argument("--metric", help="rank by this metric column (default: the first one)")
     p.add_argument("--dataset", help="the dataset the results must be for (checked against a "
                    "`dataset` column)")
@@ -38,11 +72,16 @@ def add_export_parser(subparsers: Any) -> argparse.ArgumentParser:
                    "accepts, a tuned value it cannot express is refused with its measured "
                    "effect")
     p.add_argument("--out", required=True, help="output file ('-' for standard output)")
-    p.add_argument("--allow-lossy", action="store_true", help="drop memlab-only choices "
-                   "(RRF fusion, BM25 keyword leg, ...) instead of refusing")
+    p.add_argument("--allow-lossy", action="store_true", help="drop what the schema cannot "
+                   "express (RRF fusion, BM25 keyword leg, retired 2026.9 knobs, ...) instead "
+                   "of refusing; each dropped knob is listed with its measured effect")
+    p.add_argument("--serve-host", default=SERVE_HOST, help="for a local model: the host "
+                   f"`memlab serve-embeddings` listens on (default {SERVE_HOST})")
+    p.add_argument("--serve-port", type=int, default=SERVE_PORT, help="for a local model: its "
+                   f"port (default {SERVE_PORT})")
     p.add_argument("--base", metavar="OPENCLAW_CONFIG", help="an existing OpenClaw config: "
                    "the tuned values are merged into it, its other keys are kept (comments "
-                   "are not)")
+                   "are not); for results, also the configuration the sweep started from")
     p.add_argument("--full", action="store_true", help="write every memory search key with its "
                    "effective value, not only the configured ones")
     p.add_argument("--agent", help="with a config file: the agent whose settings to export")
@@ -50,23 +89,131 @@ def add_export_parser(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
+def tuned_overrides(frame: Any, overrides: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """``(overrides, left out)``: a results row's overrides without the evaluation-only
+    cut-offs, i.e. a ``query.maxResults`` / ``query.minScore`` column holding a single value
+    over all rows (the evaluation's setting, not a tuned axis).
+
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"query.minScore": [0.0, 0.0], "query.maxResults": [6, 10]})
+    >>> tuned_overrides(rows, {"query.minScore": 0.0, "query.maxResults": 6})
+    ({'query.maxResults': 6}, ['query.minScore = 0.0'])
+    """
+    columns = {canonical_key_path(str(c)): c for c in frame.columns}
+    kept, left = dict(overrides), []
+    for key in CUTOFFS:
+        column = columns.get(key)
+        if key in kept and column is not None and frame[column].nunique(dropna=False) <= 1:
+            left.append(f"{key} = {kept.pop(key)}")
+    return kept, left
+
+
+def _eval_rows(frame: Any, src: Path, metric: str | None, rank: int) -> tuple[Any, dict]:
+    """A ``memlab eval`` results row (``system`` column): its config and header."""
+    from memlab.eval.systems import NAMED_SYSTEMS, resolve_system
+
+    metrics = [c for c in frame.columns if "@" in str(c) and not str(c).endswith(
+        ("delta", "_raw")) and str(frame[c].dtype).startswith("float")]
+    metric = metric or (metrics[0] if metrics else None)
+    if metric is None or metric not in frame.columns:
+        raise ValueError(f"no metric column {metric!r} in {src}; columns: "
+                         f"{', '.join(map(str, frame.columns))}")
+    ordered = frame.sort_values(metric, ascending=False, kind="mergesort")
+    if not 1 <= rank <= len(ordered):
+        raise ValueError(f"rank {rank} is out of range: the results have {len(ordered)} row(s)")
+    row = ordered.iloc[rank - 1]
+    name = str(row["system"])
+    candidates = [name, *(str(src.parent / f"{name}{ext}") for ext in (".json5", ".json", ""))]
+    for spec in candidates:
+        if spec in NAMED_SYSTEMS or Path(spec).is_file():
+            _, cfg = resolve_system(spec)
+            return cfg, {"system": spec, "metric": metric, "score": float(row[metric]),
+                         "rank": f"{rank} of {len(ordered)}"}
+    raise ValueError(f"system {name!r} of {src} is neither a built-in system "
+                     f"({', '.join(NAMED_SYSTEMS)}) nor a config file next to the results")
+
+
+def _row(frame: Any, args: argparse.Namespace, rank: int) -> tuple[Any, dict[str, Any], list]:
+    """``(config or overrides, header, cut-offs left out)`` of the results row ``rank``."""
+    overrides, header = overrides_from_results(frame, rank=rank, metric=args.metric,
+                                               dataset=args.dataset)
+    overrides, left = tuned_overrides(frame, overrides)
+    return overrides, header, left
+
+
+def best_expressible(frame: Any, args: argparse.Namespace, schema: str, **kw: Any
+                     ) -> tuple[ExportedConfig, dict[str, Any], int]:
+    """``(text, header, rank)`` of the best results row that ``schema`` expresses without
+    dropping or warning about anything; ``ValueError`` naming the best row's losses when no
+    row can be expressed."""
+    first_error: str | None = None
+    best_score = None
+    for rank in range(1, len(frame) + 1):
+        config, header, _ = _row(frame, args, rank)
+        best_score = header["score"] if best_score is None else best_score
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", ExportWarning)
+                text = export_config(config, schema, **kw)
+        except (ExportError, ExportWarning) as exc:
+            first_error = first_error or str(exc)
+            continue
+        return text, header, rank
+    raise ValueError(f"no row of the results can be expressed in OpenClaw {schema}; the best "
+                     f"row's problems:\n{first_error}")
+
+
 def run_export(args: argparse.Namespace) -> int:
     src = Path(args.source).expanduser()
     header: dict[str, Any] = {}
     effects: dict[str, float] = {}
+    notes: list[str] = []
+    kw: dict[str, Any] = {"allow_lossy": args.allow_lossy, "full": args.full, "base": args.base,
+                          "serve_host": args.serve_host, "serve_port": args.serve_port}
+    config: Any
     if src.suffix.lower() in (".parquet", ".pq", ".csv", ".tsv"):
         frame = read_results(src)
-        overrides, header = overrides_from_results(frame, rank=args.rank,
-                                                   metric=args.metric, dataset=args.dataset)
-        if args.schema == "2026.9":
+        if "system" in frame.columns and not any(
+                canonical_key_path(str(c)) for c in frame.columns):
+            config, header = _eval_rows(frame, src, args.metric, args.rank)
+            header = {"source": str(src), **header}
+        else:
+            if args.dataset and "dataset" in frame.columns:  # the dataset's rows only
+                name = Path(args.dataset.rstrip("/\\")).name
+                if name in set(frame["dataset"].astype(str)):
+                    frame = frame[frame["dataset"].astype(str) == name]
+            if not any(canonical_key_path(str(c)) in _PROVIDER_COLUMNS for c in frame.columns):
+                notes.append("the results name no provider/model: "
+                             + ("taken from --base" if args.base else
+                                "the sweep's default (memlab's local provider, minilm); pass "
+                                "--base CONFIG if the sweep ran on another base"))
+            if args.best_expressible:
+                head_row = _row(frame, args, 1)[1]
+                with warnings.catch_warnings(record=True):
+                    text, header, rank = best_expressible(frame, args, args.schema,
+                                                          **{**kw, "allow_lossy": False})
+                config, header, left = _row(frame, args, rank)
+                header["best_row_overall"] = (f"rank 1, {head_row['metric']} "
+                                              f"{head_row['score']:.4f}")
+                header["cost_of_expressing"] = (f"{header['score'] - head_row['score']:+.4f} "
+                                                f"{header['metric']}")
+            else:
+                config, header, left = _row(frame, args, args.rank)
+            if left:
+                header["not_written"] = ("evaluation-only cut-offs (one value over all rows, "
+                                         "not tuned): " + ", ".join(left))
+            fixed = FIXED_2026_9 if args.schema == "2026.9" else FIXED_2026_7
+            scope = frame
             if "dataset" in frame.columns and header.get("dataset") is not None:
-                frame = frame[frame["dataset"].astype(str) == header["dataset"]]
-            effects = measured_effects(frame, header["metric"], header["score"])
-        header = {"source": str(src), **header}
-        config: Any = overrides
+                scope = frame[frame["dataset"].astype(str) == header["dataset"]]
+            effects = measured_effects(scope, header["metric"], header["score"], fixed)
+            header = {"source": str(src), **header}
     else:
         if not src.is_file():
             raise FileNotFoundError(f"results or config file not found: {src}")
+        if args.best_expressible:
+            raise ConfigError("--best-expressible picks a row of a results file; "
+                              f"{src} is a config file")
         config = import_config(src, agent_id=args.agent)  # replaces --base's search block
         header = {"source": str(src)}
         if args.dataset:
@@ -74,12 +221,13 @@ def run_export(args: argparse.Namespace) -> int:
     header["date"] = _dt.date.today().isoformat()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ExportWarning)
-        text = export_config(config, args.schema, header=header, allow_lossy=args.allow_lossy,
-                             full=args.full, base=args.base, effects=effects or None)
+        text = export_config(config, args.schema, header=header, effects=effects or None, **kw)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
     for d in text.dropped:
-        print(f"warning: dropped (memlab-only): {d}", file=sys.stderr)
+        print(f"warning: dropped: {d}", file=sys.stderr)
     if args.out == "-":
         sys.stdout.write(text)
     else:
@@ -87,4 +235,6 @@ def run_export(args: argparse.Namespace) -> int:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(text, encoding="utf-8")
         print(f"wrote {out} (OpenClaw {args.schema} schema)")
+    if text.serve_command:
+        print(f"serve its embeddings with: {text.serve_command}", file=sys.stderr)
     return 0

@@ -21,6 +21,17 @@ authorization-like ``remote.headers``) are never written; a ``//`` comment marks
 Secret references (``{source: "env", provider: "default", id: "OPENAI_API_KEY"}``) are
 written: they name where the secret lives, not the secret.
 
+Every export names the embeddings it was measured with (:func:`production_provider`): the
+provider and model are always written (an unset provider as the ``"openai"`` memlab resolved it
+to, with its default model). A config measured with memlab's ``local`` provider (a packaged
+model such as ``minilm`` or ``e5-small-multilingual``, ``memlab.embed.models``) is written as
+an ``openai-compatible`` provider pointing at ``memlab serve-embeddings --model X`` (base URL
+from ``serve_host``/``serve_port``), with ``queryInputType: "query"`` and
+``documentInputType: "document"`` so that the server embeds queries and documents as memlab
+did (E5's ``query: ``/``passage: `` prefixes; symmetric models ignore them); the command that
+serves it is in the file's header. OpenClaw's own ``local`` provider is a GGUF model through
+node-llama-cpp, not the model memlab evaluated, so ``provider: "local"`` is never exported.
+
 :func:`import_config` reads any OpenClaw config file (2026.7 ``agents.defaults.memorySearch``
 with per-agent ``agents.list[].memorySearch``; 2026.8 ``memory.search`` with per-agent
 ``agents.entries.<id>.memory.search``) into a :class:`~memlab.config.MemlabConfig`. A 2026.8
@@ -44,6 +55,7 @@ as ``query.hybrid.vectorWeight`` or ``memlab.fusion.method``, metric columns suc
 from __future__ import annotations
 
 import re
+import shlex
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -51,7 +63,7 @@ from typing import Any
 
 from memlab.config.dump import Json5Comment, dump_tree, emit_json5
 from memlab.config.errors import ConfigError, ConfigIssue, ExportError, ExportWarning, show_value
-from memlab.config.export_2026_9 import block_2026_9, check_block_2026_9
+from memlab.config.export_2026_9 import Inexpressible, block_2026_9, check_block_2026_9
 from memlab.config.json5io import read_source
 from memlab.config.keypaths import canonical_key_path, get_path, leaf_paths
 from memlab.config.openclaw_2026_8 import CONFIGURABLE_2026_8, SCHEMAS
@@ -64,49 +76,119 @@ class ExportedConfig(str):
     """The exported JSON5 text, with what could not be written attached.
 
     ``warnings``: tuned values the schema cannot express (2026.8+ constants, keys no longer
-    configurable); ``dropped``: memlab-only choices left out because ``allow_lossy=True``.
+    configurable); ``dropped``: memlab-only choices left out because ``allow_lossy=True``, each
+    with its measured effect (or "not measured"); ``serve_command``: the command that serves the
+    exported model (``None`` unless the config used memlab's ``local`` provider).
     """
 
     warnings: list[str]
     dropped: list[str]
+    serve_command: str | None
 
     def __new__(cls, text: str, warnings_: Sequence[str] = (),
-                dropped: Sequence[str] = ()) -> ExportedConfig:
+                dropped: Sequence[str] = (), serve_command: str | None = None) -> ExportedConfig:
         obj = super().__new__(cls, text)
         obj.warnings = list(warnings_)
         obj.dropped = list(dropped)
+        obj.serve_command = serve_command
         return obj
 
 
-def _memlab_only(cfg: MemlabConfig, schema: str) -> list[str]:
+#: What OpenClaw 2026.7 does for each memlab-only option (results column -> value), for
+#: :func:`memlab.config.export_2026_9.measured_effects` under schema 2026.7.
+FIXED_2026_7: dict[str, Any] = {
+    "memlab.fusion.method": "openclaw", "memlab.keyword": "fts5", "memlab.match": "all",
+    "memlab.keywordFallback": True, "memlab.vectorIndex": "Flat", "memlab.decayRule": "2026.7",
+}
+#: The configuration sweeps start from unless given a base (``memlab.tune.sweep``): OpenClaw's
+#: defaults with memlab's ``local`` provider (the packaged MiniLM).
+SWEEP_BASE = MemlabConfig(memory_search=MemorySearchConfig(provider="local"))
+#: Where ``memlab serve-embeddings`` listens unless told otherwise (its own defaults).
+SERVE_HOST, SERVE_PORT = "127.0.0.1", 8080
+#: ``input_type`` values OpenClaw sends for a served model: ``memlab serve-embeddings`` embeds
+#: ``"query"`` as a query (E5's ``query: `` prefix) and anything else as a document.
+SERVED_INPUT_TYPES = {"queryInputType": "query", "documentInputType": "document"}
+
+
+def _memlab_only(cfg: MemlabConfig, schema: str) -> list[Inexpressible]:
     """memlab-only choices in effect, each with why OpenClaw cannot do it."""
     ms, ml = cfg.memory_search, cfg.memlab
     hybrid = ms.query.hybrid
     vector = ms.resolved_provider() != "none"
     keyword_used = not vector or hybrid.enabled
     fused = vector and hybrid.enabled
-    out = []
-    if fused and ml.fusion.method != "openclaw":
-        out.append(f"memlab.fusion.method = {ml.fusion.method!r}: OpenClaw merges the legs only "
-                   "by the weighted sum vectorWeight*vectorScore + textWeight*textScore (no "
-                   "RRF or normalised fusion)")
-    if keyword_used and ml.keyword != "fts5":
-        out.append(f"memlab.keyword = {ml.keyword!r}: OpenClaw's keyword leg is SQLite FTS5 "
-                   "bm25() (an in-process BM25/TF-IDF leg, its tokenizer and parameters have no "
-                   "OpenClaw setting)")
-    if keyword_used and ml.keyword != "fts5" and ml.match != "all":
-        out.append("memlab.match = 'any': OpenClaw's FTS query joins the tokens with AND")
-    if keyword_used and not ml.keyword_fallback:
-        out.append("memlab.keywordFallback = false: OpenClaw always runs the <=6-keyword "
-                   "fallback when the AND query finds nothing")
-    if vector and ml.vector_index != "Flat":
-        out.append(f"memlab.vectorIndex = {ml.vector_index!r}: OpenClaw searches vectors "
-                   "exactly (sqlite-vec); an approximate FAISS index has no setting")
-    decay_on = hybrid.temporal_decay.enabled
-    if schema == "2026.7" and decay_on and ml.decay_rule != "2026.7":
-        out.append(f"memlab.decayRule = {ml.decay_rule!r}: OpenClaw 2026.7 decides which paths "
-                   "are dated/evergreen by its own 2026.7 rule")
-    return out
+    choices = [  # (key, value, in effect, why OpenClaw cannot do it)
+        ("memlab.fusion.method", ml.fusion.method, fused, "OpenClaw merges the legs only by "
+         "the weighted sum vectorWeight*vectorScore + textWeight*textScore (no RRF or "
+         "normalised fusion)"),
+        ("memlab.keyword", ml.keyword, keyword_used, "OpenClaw's keyword leg is SQLite FTS5 "
+         "bm25() (an in-process BM25/TF-IDF leg, its tokenizer and parameters have no OpenClaw "
+         "setting)"),
+        ("memlab.match", ml.match, keyword_used and ml.keyword != "fts5",
+         "OpenClaw's FTS query joins the tokens with AND"),
+        ("memlab.keywordFallback", ml.keyword_fallback, keyword_used, "OpenClaw always runs "
+         "the <=6-keyword fallback when the AND query finds nothing"),
+        ("memlab.vectorIndex", ml.vector_index, vector, "OpenClaw searches vectors exactly "
+         "(sqlite-vec); an approximate FAISS index has no setting"),
+        ("memlab.decayRule", ml.decay_rule, schema == "2026.7" and hybrid.temporal_decay.enabled,
+         "OpenClaw 2026.7 decides which paths are dated/evergreen by its own 2026.7 rule"),
+    ]
+    return [Inexpressible(key, value, FIXED_2026_7[key], why)
+            for key, value, active, why in choices if active and value != FIXED_2026_7[key]]
+
+
+def serve_command(model: str, host: str = SERVE_HOST, port: int = SERVE_PORT) -> str:
+    """The shell command that serves ``model`` (a packaged alias, folder or cached name) where
+    an exported config expects it.
+
+    >>> serve_command("e5-small-multilingual", port=8081)
+    'memlab serve-embeddings --model e5-small-multilingual --host 127.0.0.1 --port 8081'
+    """
+    return (f"memlab serve-embeddings --model {shlex.quote(model)} --host {shlex.quote(host)} "
+            f"--port {int(port)}")
+
+
+def production_provider(ms: MemorySearchConfig, block: dict[str, Any], *,
+                        serve_host: str = SERVE_HOST, serve_port: int = SERVE_PORT
+                        ) -> tuple[dict[str, Any], str | None]:
+    """``(block, serve command or None)``: a dumped ``memorySearch`` block with the provider and
+    model memlab measured written out (module docstring).
+
+    ``provider: "local"`` (memlab's packaged model ``local.modelPath``, default ``minilm``)
+    becomes ``openai-compatible`` at ``http://serve_host:serve_port/v1`` with the served input
+    types; ``local`` and the other ``remote`` settings are dropped. Any other provider is
+    written with its model (the configured one, else the provider's default).
+
+    >>> from memlab.config import load_config
+    >>> ms = load_config({"memorySearch": {"provider": "local"}}).memory_search
+    >>> block, cmd = production_provider(ms, {"provider": "local"})
+    >>> block["provider"], block["model"], block["remote"], cmd.split()[:4]
+    ('openai-compatible', 'minilm', {'baseUrl': 'http://127.0.0.1:8080/v1'}, \
+['memlab', 'serve-embeddings', '--model', 'minilm'])
+    """
+    out = dict(block)
+    provider = ms.resolved_provider()
+    if provider.lower() == "none":
+        out["provider"] = "none"
+        return out, None
+    if provider.lower() == "local":
+        model = (ms.local.model_path or "").strip() or "minilm"
+        url_host = f"[{serve_host}]" if ":" in serve_host else serve_host
+        out.pop("local", None)
+        out.pop("inputType", None)
+        out.update({"provider": "openai-compatible", "model": model,
+                    "remote": {"baseUrl": f"http://{url_host}:{int(serve_port)}/v1"},
+                    **SERVED_INPUT_TYPES})
+        order = ["provider", "model", "remote", *SERVED_INPUT_TYPES]
+        out = {**{k: out[k] for k in order}, **{k: v for k, v in out.items() if k not in order}}
+        return out, serve_command(model, serve_host, serve_port)
+    if isinstance(out.get("provider"), Json5Comment) or "provider" not in out:
+        out["provider"] = provider
+    model = ms.resolved_model()
+    if "model" not in out and model:
+        out["model"] = model
+    first = [k for k in ("provider", "model") if k in out]
+    return {**{k: out[k] for k in first}, **{k: v for k, v in out.items() if k not in first}}, None
 
 
 def _start_config(config_or_overrides: Any, base: str | Path | None) -> MemlabConfig:
@@ -115,7 +197,7 @@ def _start_config(config_or_overrides: Any, base: str | Path | None) -> MemlabCo
     if isinstance(config_or_overrides, MemorySearchConfig):
         return MemlabConfig(memory_search=config_or_overrides)
     if isinstance(config_or_overrides, Mapping):
-        start = import_config(base) if base is not None else MemlabConfig()
+        start = import_config(base) if base is not None else SWEEP_BASE
         return start.with_overrides(_sweep_overrides(config_or_overrides))
     if config_or_overrides is None:
         return import_config(base) if base is not None else MemlabConfig()
@@ -137,10 +219,10 @@ def _sweep_overrides(overrides: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _header_lines(schema: str, header: Mapping[str, Any] | None, notes: Sequence[str],
-                  dropped: Sequence[str]) -> list[str]:
-    title = ("OpenClaw 2026.7 memory search config (agents.defaults.memorySearch)"
-             if schema == "2026.7" else
-             "OpenClaw 2026.8+ memory search config (memory.search)")
+                  dropped: Sequence[str], command: str | None) -> list[str]:
+    title = {"2026.7": "OpenClaw 2026.7 memory search config (agents.defaults.memorySearch)",
+             "2026.8": "OpenClaw 2026.8+ memory search config (memory.search)",
+             "2026.9": "OpenClaw 2026.9 memory search config (memory.search)"}[schema]
     lines = [f"{title}, written by memlab"]
     for key, value in (header or {}).items():
         if value is None:
@@ -149,13 +231,19 @@ def _header_lines(schema: str, header: Mapping[str, Any] | None, notes: Sequence
             value = f"{value:.4f}"
         text = re.sub(r"[\r\n]+", " ", str(value))
         lines.append(f"{str(key).replace('_', ' ')}: {text}")
+    if command:
+        lines += ["embeddings: the local model memlab measured, served by memlab over the "
+                  "OpenAI embeddings API (OpenClaw's own `local` provider runs a GGUF model, not "
+                  "this one); start it before OpenClaw:", f"  {command}"]
     if notes:
         lines.append(f"not expressible in OpenClaw {schema}+ (dropped; OpenClaw uses its own "
                      "values):" if schema == "2026.8" else "warnings:")
         lines += [f"  - {n}" for n in notes]
     if dropped:
         lines.append("memlab-only choices dropped (--allow-lossy); OpenClaw will rank "
-                     "differently from the tuned pipeline:")
+                     "differently from the tuned pipeline:" if schema != "2026.9" else
+                     "tuned values OpenClaw 2026.9 cannot express, dropped (--allow-lossy); "
+                     "OpenClaw uses its fixed behaviour:")
         lines += [f"  - {d}" for d in dropped]
     return lines
 
@@ -229,59 +317,76 @@ def _block_2026_8(cfg: MemlabConfig, full: bool) -> tuple[dict[str, Any], list[s
 def export_config(config_or_overrides: Any = None, schema: str = "2026.7", *,
                   header: Mapping[str, Any] | None = None, allow_lossy: bool = False,
                   full: bool = False, base: str | Path | None = None,
-                  effects: Mapping[str, float] | None = None) -> ExportedConfig:
+                  effects: Mapping[str, float] | None = None, serve_host: str = SERVE_HOST,
+                  serve_port: int = SERVE_PORT) -> ExportedConfig:
     """The OpenClaw JSON5 config text for a tuned configuration (see the module docstring).
 
     ``config_or_overrides``: a :class:`MemlabConfig` / :class:`MemorySearchConfig`, a config
     path or JSON5 text (read with :func:`import_config`), or a mapping of key-path overrides
     (``{"query.hybrid.vectorWeight": 0.5, "memlab.fusion.method": "openclaw"}``, e.g. a sweep
-    row) applied to ``base``'s configuration (OpenClaw defaults without ``base``); an override
-    of ``vectorWeight`` without ``textWeight`` sets ``textWeight = 1 - vectorWeight``.
+    row) applied to ``base``'s configuration (without ``base``: the sweeps' default base, OpenClaw
+    defaults with memlab's ``local`` provider); an override of ``vectorWeight`` without
+    ``textWeight`` sets ``textWeight = 1 - vectorWeight``.
 
     ``schema``: ``"2026.7"``, ``"2026.8"`` (2026.8 and later, fixed constants reported) or
     ``"2026.9"`` (2026.9.6's strict ``memory.search``: a tuned value it cannot express is
-    refused, :mod:`memlab.config.export_2026_9`; ``effects`` maps such keys to their measured
-    effect on the objective, quoted in the refusal and the header). ``header``: items written as
-    ``//`` comment lines at the top (e.g. ``dataset``, ``metric``, ``score``,
-    ``out_of_sample``, ``date``). ``full``: write every key with its effective value, not only
-    the configured ones. ``base``: an existing whole OpenClaw config (path or text) to merge
-    into; its other keys are kept (its comments are not: JSON5 parsing drops them).
+    refused, :mod:`memlab.config.export_2026_9`). ``effects`` maps inexpressible keys (results
+    column names) to their measured effect on the objective, quoted in the refusal and the
+    header ("not measured" for the others). ``header``: items written as ``//`` comment lines at
+    the top (e.g. ``dataset``, ``metric``, ``score``, ``out_of_sample``, ``date``). ``full``:
+    write every key with its effective value, not only the configured ones. ``base``: an
+    existing whole OpenClaw config (path or text) to merge into; its other keys are kept (its
+    comments are not: JSON5 parsing drops them). ``serve_host``/``serve_port``: where
+    ``memlab serve-embeddings`` will listen for a ``local`` model (:func:`production_provider`).
 
     Returns an :class:`ExportedConfig` (a ``str``) whose ``.warnings`` list the values the
-    schema cannot express (also emitted as one :class:`ExportWarning`) and ``.dropped`` the
-    memlab-only choices left out under ``allow_lossy``. Raises :class:`ExportError` for
-    memlab-only choices without ``allow_lossy`` and ``ValueError`` for an unknown schema.
+    schema cannot express (also emitted as one :class:`ExportWarning`), ``.dropped`` the
+    choices left out under ``allow_lossy`` and ``.serve_command`` the command serving the
+    model. Raises :class:`ExportError` for inexpressible choices without ``allow_lossy`` and
+    ``ValueError`` for an unknown schema.
+
+    >>> text = export_config({"provider": "local", "local.modelPath": "e5-small-multilingual"})
+    >>> text.serve_command
+    'memlab serve-embeddings --model e5-small-multilingual --host 127.0.0.1 --port 8080'
+    >>> import json5; json5.loads(text)["agents"]["defaults"]["memorySearch"]["queryInputType"]
+    'query'
     """
     schema = {"2026.7.35": "2026.7", "2026.9.6": "2026.9"}.get(schema, schema)
-    if schema == "2026.9":
-        return _export_2026_9(_start_config(config_or_overrides, base), header, allow_lossy,
-                              full, base, effects)
-    if schema not in SCHEMAS:
-        raise ValueError(f"schema must be one of {', '.join(SCHEMAS)} (2026.8 covers 2026.8 "
-                         f"and later), not {schema!r}")
+    if schema not in (*SCHEMAS, "2026.9"):
+        raise ValueError(f"schema must be one of {', '.join(SCHEMAS)}, 2026.9 (2026.8 covers "
+                         f"2026.8 and later), not {schema!r}")
     cfg = _start_config(config_or_overrides, base)
-    lossy = _memlab_only(cfg, schema)
-    if lossy and not allow_lossy:
-        raise ExportError([ConfigIssue("", "cannot export a memlab-only choice to OpenClaw "
-                                           f"{schema}: {why}") for why in lossy]
+    notes: list[str] = []
+    if schema == "2026.9":
+        block, lost = block_2026_9(cfg, full, effects)
+    else:
+        lost = [x.measured(effects) for x in _memlab_only(cfg, schema)]
+        if schema == "2026.7":
+            block = dump_tree(cfg.memory_search, full)
+        else:
+            block, notes = _block_2026_8(cfg, full)
+    metric = (header or {}).get("metric")
+    if lost and not allow_lossy:
+        raise ExportError([ConfigIssue(x.key, f"OpenClaw {schema} cannot express "
+                                       + ("the memlab-only choice " if x.key.startswith(
+                                           "memlab.") else "the tuned value ")
+                                       + x.describe(metric).removeprefix(f"{x.key} = "))
+                           for x in lost]
                           + [ConfigIssue("", "pass allow_lossy=True (--allow-lossy) to drop "
                                              "them and export the rest")])
-    base_doc: dict[str, Any] = {}
-    if base is not None:
-        raw, name = read_source(base)
-        if not isinstance(raw, dict):
-            raise ConfigError(f"the base config must be an object, got {show_value(raw)}",
-                              source=name)
-        base_doc = raw
+    block, command = production_provider(cfg.memory_search, block, serve_host=serve_host,
+                                         serve_port=serve_port)
+    base_doc = _read_base(base)
     shadowed: list[str] = []  # per-agent values of base that override the exported ones
     if schema == "2026.7":
-        block = dump_tree(cfg.memory_search, full)
-        notes: list[str] = []
         doc = _merge_2026_7(base_doc, block, shadowed)
     else:
-        block, notes = _block_2026_8(cfg, full)
         doc = _merge_2026_8(base_doc, block, shadowed)
-    text = "".join(f"// {line}\n" for line in _header_lines(schema, header, notes, lossy))
+    if schema == "2026.9":
+        check_block_2026_9(doc)
+    dropped = [x.describe(metric) for x in lost]
+    lines = _header_lines(schema, header, notes, dropped, command)
+    text = "".join(f"// {line}\n" for line in lines)
     if shadowed:
         text += "// per-agent settings kept from the base config that override these values:\n"
         text += "".join(f"//   - {s}\n" for s in shadowed)
@@ -295,49 +400,18 @@ def export_config(config_or_overrides: Any = None, schema: str = "2026.7", *,
                        + "\n  - ".join(shadowed))
     if message:
         warnings.warn(ExportWarning("\n".join(message)), stacklevel=2)
-    return ExportedConfig(text, [*notes, *shadowed], lossy if allow_lossy else [])
+    return ExportedConfig(text, [*notes, *shadowed], dropped, command)
 
 
-def _export_2026_9(cfg: MemlabConfig, header: Mapping[str, Any] | None, allow_lossy: bool,
-                   full: bool, base: str | Path | None,
-                   effects: Mapping[str, float] | None) -> ExportedConfig:
-    """Schema 2026.9: only keys 2026.9.6 accepts; inexpressible tuned values refused (or, with
-    ``allow_lossy``, dropped and listed in the header); the result re-checked against
-    2026.9's validation and doctor rules."""
-    block, lost = block_2026_9(cfg, full, effects)
-    metric = (header or {}).get("metric")
-    if lost and not allow_lossy:
-        raise ExportError([ConfigIssue(x.key, "OpenClaw 2026.9 cannot express the tuned value "
-                                       + x.describe(metric).removeprefix(f"{x.key} = "))
-                           for x in lost]
-                          + [ConfigIssue("", "pass allow_lossy=True (--allow-lossy) to drop "
-                                             "them and export the rest")])
-    base_doc: dict[str, Any] = {}
-    if base is not None:
-        raw, name = read_source(base)
-        if not isinstance(raw, dict):
-            raise ConfigError(f"the base config must be an object, got {show_value(raw)}",
-                              source=name)
-        base_doc = raw
-    shadowed: list[str] = []
-    doc = _merge_2026_8(base_doc, block, shadowed)
-    check_block_2026_9(doc)
-    dropped = [x.describe(metric) for x in lost]
-    lines = ["OpenClaw 2026.9 memory search config (memory.search), written by memlab"]
-    lines += _header_lines("2026.9", header, (), ())[1:]
-    if dropped:
-        lines.append("tuned values OpenClaw 2026.9 cannot express, dropped (--allow-lossy); "
-                     "OpenClaw uses its fixed behaviour:")
-        lines += [f"  - {d}" for d in dropped]
-    text = "".join(f"// {line}\n" for line in lines)
-    if shadowed:
-        text += "// per-agent settings kept from the base config that override these values:\n"
-        text += "".join(f"//   - {s}\n" for s in shadowed)
-    text += emit_json5(doc, 0, "json5") + "\n"
-    if shadowed:
-        warnings.warn(ExportWarning("per-agent settings of the base config override exported "
-                                    "values:\n  - " + "\n  - ".join(shadowed)), stacklevel=3)
-    return ExportedConfig(text, shadowed, dropped)
+def _read_base(base: str | Path | None) -> dict[str, Any]:
+    """The whole OpenClaw config to merge into (``{}`` without one)."""
+    if base is None:
+        return {}
+    raw, name = read_source(base)
+    if not isinstance(raw, dict):
+        raise ConfigError(f"the base config must be an object, got {show_value(raw)}",
+                          source=name)
+    return raw
 
 
 def _merge_2026_7(base: dict[str, Any], block: dict[str, Any],

@@ -83,12 +83,24 @@ class Inexpressible:
     effect: float | None = None
 
     def describe(self, metric: str | None = None) -> str:
-        """One line: key, value, what 2026.9 does, and the measured effect."""
+        """One line: key, value, what OpenClaw does instead, and the measured effect (or "not
+        measured" when no results row has ``key`` at OpenClaw's value).
+
+        >>> Inexpressible("chunking.tokens", 256, 400, "retired").describe()
+        'chunking.tokens = 256: retired; effect not measured'
+        """
         text = f"{self.key} = {_show(self.value)}: {self.why}"
         if self.effect is not None:
             text += (f"; measured effect {self.effect:+.4f} {metric or 'objective'} (chosen row "
                      f"vs the best row with {self.key} = {_show(self.fixed)})")
+        else:
+            text += "; effect not measured"
         return text
+
+    def measured(self, effects: Mapping[str, float] | None) -> Inexpressible:
+        """This value with its effect from ``effects`` (key -> objective delta), if there."""
+        effect = (effects or {}).get(self.key, self.effect)
+        return Inexpressible(self.key, self.value, self.fixed, self.why, effect)
 
 
 def _show(value: Any) -> str:
@@ -162,8 +174,7 @@ def block_2026_9(cfg: MemlabConfig, full: bool = False,
                     continue
             lost.append(Inexpressible(key, value, fixed, why))
     lost += _memlab_only(cfg)
-    effects = effects or {}
-    lost = [Inexpressible(x.key, x.value, x.fixed, x.why, effects.get(x.key)) for x in lost]
+    lost = [x.measured(effects) for x in lost]
     block, _ = doctor_fix({"memory": {"search": dump_tree(ms, full)}})
     return get_path(block, "memory.search") or {}, lost
 

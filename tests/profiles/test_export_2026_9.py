@@ -28,6 +28,12 @@ TUNED = {"provider": "openai", "model": "text-embedding-3-small", "outputDimensi
          "experimental.sessionMemory": True}
 
 
+#: A sweep row (the sweeps' default base: memlab's local MiniLM) exports the served model.
+SERVED = {"provider": "openai-compatible", "model": "minilm",
+          "remote": {"baseUrl": "http://127.0.0.1:8080/v1"}, "queryInputType": "query",
+          "documentInputType": "document"}
+
+
 def search_block(text: str) -> dict:
     return json5.loads(text)["memory"]["search"]
 
@@ -69,7 +75,7 @@ def test_retired_and_memlab_only_values_are_refused_with_value_and_effect():
 def test_allow_lossy_drops_them_and_lists_them_in_the_header():
     text = export_config({"query.hybrid.mmr.lambda": 0.3, "query.maxResults": 4}, "2026.9",
                          allow_lossy=True, effects={"query.hybrid.mmr.lambda": -0.002})
-    assert search_block(text) == {"query": {"maxResults": 4}}
+    assert search_block(text) == {**SERVED, "query": {"maxResults": 4}}
     header = [line for line in text.splitlines() if line.startswith("//")]
     assert any("query.hybrid.mmr.lambda = 0.3" in h and "-0.0020" in h for h in header)
     assert text.dropped and "mmr.lambda" in text.dropped[0]
@@ -132,7 +138,9 @@ def test_cli_refuses_a_sweep_row_with_its_measured_effect(tmp_path, capsys):
     assert main(["export", str(path), "--schema", "2026.9", "--out", str(out),
                  "--allow-lossy"]) == 0
     text = out.read_text()
-    assert search_block(text) == {"query": {"minScore": 0.2}} and "+0.0500 ndcg@10" in text
+    assert search_block(text) == {**SERVED} and "+0.0500 ndcg@10" in text
+    # query.minScore holds one value over the whole results: an evaluation setting, not written
+    assert "evaluation-only cut-offs" in text and "query.minScore = 0.2" in text
 
 
 def _install() -> Path | None:
