@@ -368,8 +368,8 @@ def _bench_cmd(args: Any) -> int:
                          metrics=[m.strip() for m in args.metrics.split(",") if m.strip()],
                          depth=args.depth, prices=prices,
                          latency_queries=args.latency_queries,
-                         progress=lambda msg: print(f"bench: {msg}", file=sys.stderr,
-                                                    flush=True))
+                         progress=None if getattr(args, "no_progress", False) else
+                         lambda msg: print(f"bench: {msg}", file=sys.stderr, flush=True))
     if args.format == "csv":
         print(df.to_csv(index=False), end="")
     elif args.format == "json":

@@ -8,6 +8,13 @@
     memlab demo [DATASET]
     memlab serve-embeddings [--model PATH_OR_ALIAS] [--host 127.0.0.1] [--port N]
     memlab bench-providers DATASET --provider SPEC [--provider SPEC ...]
+    memlab models [--json]
+    memlab --version
+
+Every verb that reads a config takes ``--set KEY=VALUE`` (repeatable; JSON5 values, dotted
+OpenClaw keys: :mod:`memlab.config.overrides`), applied on top of ``--config`` (or the
+defaults) and validated like the file; every verb that can draw a progress bar takes
+``--no-progress`` (or set ``MEMLAB_PROGRESS=0``). See docs/cli.md.
 
 Exit codes: 0 ok, 2 usage/config/workspace error, 3 embedding provider unavailable,
 4 search paused (the index was built under another identity: run ``memlab index --force``),
@@ -20,7 +27,9 @@ import argparse
 import sqlite3
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from typing import Any
 
 from memlab.cli.demo import add_demo_parser
 from memlab.cli.eval import add_eval_parser
@@ -30,13 +39,73 @@ from memlab.embed.base import ProviderUnavailable
 from memlab.index.errors import IndexLocked, IndexPaused, IndexUnavailable
 from memlab.secrets import scrub
 
-__all__ = ["build_parser", "main"]
+__all__ = ["PROGRESS_VERBS", "SET_VERBS", "build_parser", "main"]
+
+#: Verbs that read a config: ``--set`` applies to it (every system of ``eval``, the base of
+#: ``sweep``, the config file of ``export``).
+SET_VERBS = ("search", "index", "status", "eval", "sweep", "calibrate", "bench-providers",
+             "export")
+#: Verbs that can draw a progress bar (embedding, indexing, sweeps, model loading).
+PROGRESS_VERBS = ("search", "index", "status", "eval", "sweep", "calibrate", "bench-providers",
+                  "demo", "serve-embeddings")
+#: Verbs whose ``--config`` is also read raw (the 2026.9 profile, the agent's workspace): the
+#: overridden tree replaces it instead of being applied inside ``load_config``.
+_RAW_CONFIG_VERBS = ("search", "index", "status")
+
+
+class _Version(argparse.Action):
+    """``--version``: the installed package's version (read only when asked for)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS,
+                 help: str | None = None) -> None:  # noqa: A002 - argparse's keyword
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            text = version("memlab")
+        except PackageNotFoundError:  # a source tree on sys.path, not installed
+            from memlab import __version__ as text
+        print(f"memlab {text}")  # on stdout, as argparse's own version action prints
+        parser.exit()
+
+
+def _override(text: str) -> Any:
+    """argparse ``type`` of ``--set``: a bad KEY=VALUE is a usage error with the reason."""
+    from memlab.config.overrides import parse_override
+
+    try:
+        return parse_override(text)
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _add_shared_options(parser: argparse.ArgumentParser, verb: str) -> None:
+    """``--set`` and ``--no-progress`` on ``verb``: added here, once for every verb, rather
+    than by each verb's module (argparse ``parents=`` would need every ``add_parser`` call
+    changed)."""
+    if verb not in SET_VERBS and verb not in PROGRESS_VERBS:
+        return
+    group = parser.add_argument_group("options every verb shares")
+    if verb in SET_VERBS:
+        group.add_argument(
+            "--set", action="append", default=[], type=_override, metavar="KEY=VALUE",
+            help="override one config key, on top of --config (or the defaults); repeatable. "
+            "KEY: query.hybrid.vectorWeight (relative to the search block), "
+            "agents.defaults.memorySearch.* / memorySearch.* (2026.7), memory.search.* "
+            "(2026.9), memlab.* (research options) or another OpenClaw key path; VALUE: "
+            "JSON5 (0.6, true, null, [1,2], {enabled: true}, \"text\"), else a plain string")
+    if verb in PROGRESS_VERBS:
+        group.add_argument("--no-progress", action="store_true",
+                           help="no progress bars (like MEMLAB_PROGRESS=0)")
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``memlab`` argument parser with every verb."""
     parser = argparse.ArgumentParser(
         prog="memlab", description="Research toolkit for agent memory search (OpenClaw parity).")
+    parser.add_argument("--version", action=_Version, help="print memlab's version and exit")
     sub = parser.add_subparsers(dest="command", required=True)
     add_search_parsers(sub)
     add_eval_parser(sub)
@@ -53,7 +122,63 @@ def build_parser() -> argparse.ArgumentParser:
     add_datasets_parser(sub)
     from memlab.cli.calibrate import add_calibrate_parser
     add_calibrate_parser(sub)
+    from memlab.cli.models import add_models_parser
+    add_models_parser(sub)
+    for verb, verb_parser in sub.choices.items():
+        _add_shared_options(verb_parser, verb)
     return parser
+
+
+def _overridden_config(args: argparse.Namespace) -> dict[str, Any]:
+    """``--config`` of a search verb (or the defaults) with ``--set`` applied, validated now so
+    a bad key is reported against the file and ``--set``."""
+    from memlab.config import DEFAULT_CONFIG, load_config
+    from memlab.config.json5io import read_source
+    from memlab.config.overrides import apply_overrides, wants_2026_9
+    from memlab.profiles import resolve_profile
+
+    if args.config is not None:
+        raw, name = read_source(args.config)
+    elif wants_2026_9(args.set):
+        raw, name = {"memory": {"search": dict(DEFAULT_CONFIG["memorySearch"])}}, "defaults"
+    else:
+        raw, name = DEFAULT_CONFIG, "defaults"
+    if not isinstance(raw, dict):
+        return raw  # load_config reports the shape
+    tree = apply_overrides(raw, args.set)
+    try:
+        profile = getattr(args, "profile", None) or resolve_profile(tree)
+    except ValueError:  # a bad memlab.profile: load_config's schema error names it
+        profile = None
+    try:
+        if profile == "2026.9":
+            from memlab.config.schema_2026_9 import read_config
+
+            read_config(tree)
+        else:
+            load_config(tree, agent_id=getattr(args, "agent", None))
+    except ConfigError as exc:
+        keys = ", ".join(o.key for o in args.set)
+        raise ConfigError(exc.issues, source=f"{name} with --set {keys}", line=exc.line,
+                          column=exc.column) from None
+    return tree
+
+
+@contextmanager
+def _shared_options(args: argparse.Namespace) -> Iterator[None]:
+    """Run a verb under its ``--no-progress`` and ``--set``."""
+    from memlab.progress import suppressed
+
+    with ExitStack() as stack:
+        stack.enter_context(suppressed(bool(getattr(args, "no_progress", False))))
+        overrides = getattr(args, "set", None)
+        if overrides and args.command in _RAW_CONFIG_VERBS:
+            args.config = _overridden_config(args)
+        elif overrides:
+            from memlab.config.overrides import active_overrides
+
+            stack.enter_context(active_overrides(overrides))
+        yield
 
 
 def _say(text: str) -> None:
@@ -66,8 +191,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     warnings.formatwarning = lambda msg, cat, *a, **k: f"warning: {msg}\n"
     try:
-        return args.func(args)
+        with _shared_options(args):
+            return args.func(args)
     except ConfigError as exc:
+        if getattr(args, "set", None):
+            from memlab.config.overrides import explain_error
+
+            exc = explain_error(exc, args.set)  # noqa: PLW2901 - the same error, with hints
         _say(f"memlab: config error: {exc}")
         return 2
     except ProviderUnavailable as exc:

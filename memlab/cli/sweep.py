@@ -92,7 +92,6 @@ def add_sweep_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="FILE", help="write the results table (.parquet or .csv)")
     p.add_argument("--unknown-ids", choices=["error", "drop", "keep"],
                    help="BEIR qrels naming unknown documents: fail (default), drop or keep them")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=sweep_command)
     return p
 
@@ -157,7 +156,7 @@ def sweep_command(args: argparse.Namespace) -> int:
             Path(args.dataset) / "workspace").is_dir() else {}
         dataset = load_dataset(args.dataset, **kwargs)
     with SweepEngine(dataset, base, backend=args.backend, n_jobs=args.n_jobs,
-                     progress=not args.no_progress) as engine:
+                     progress=not getattr(args, "no_progress", False)) as engine:
         return _sweep(args, engine, dataset, grid, metric, metrics)
 
 

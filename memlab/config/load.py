@@ -12,21 +12,12 @@ from typing import Any
 from memlab.config.errors import ConfigError, ConfigIssue, join_path, show_value, validate_block
 from memlab.config.json5io import plain_copy, read_source
 from memlab.config.options import MemlabConfig, MemlabOptions
+from memlab.config.overrides import OPENCLAW_ROOT_KEYS as _OPENCLAW_ROOT_KEYS
+from memlab.config.overrides import apply_active_overrides, current_overrides
 from memlab.config.providers import custom_provider_issue
 from memlab.config.schema import MemorySearchConfig
 from memlab.config.types import DEFAULT_AGENT_ID
 from memlab.text.js import js_trim
-
-#: Top-level keys of OpenClaw's root config schema (openclaw@2026.7.35 ``OpenClawSchema``).
-_OPENCLAW_ROOT_KEYS = frozenset({
-    "$schema", "meta", "env", "wizard", "diagnostics", "audit", "logging", "cli", "crestodian",
-    "update", "browser", "ui", "tui", "secrets", "marketplaces", "auth", "accessGroups", "acp",
-    "models", "nodeHost", "agents", "tools", "security", "bindings", "broadcast", "audio",
-    "media", "messages", "commands", "approvals", "session", "cron", "transcripts",
-    "commitments", "hooks", "web", "channels", "discovery", "talk", "gateway", "memory", "mcp",
-    "skills", "plugins", "canvasHost", "surfaces", "proxy",
-})
-
 
 #: memlab's configuration when none is given: OpenClaw's defaults, but the embedded local
 #: model instead of OpenAI, so everything runs offline with no API key.
@@ -145,8 +136,10 @@ def load_config(source: str | Path | Mapping[str, Any] | MemlabConfig | None = N
     if isinstance(source, MemlabConfig):
         return source
     if source is None:
-        return MemlabConfig()
-    raw, name = read_source(source)
+        if not current_overrides():
+            return MemlabConfig()
+        source = {}
+    raw, name = apply_active_overrides(*read_source(source))  # --set (memlab.config.overrides)
     if not isinstance(raw, dict):
         raise ConfigError(f"the config must be an object, got {show_value(raw)}", source=name)
 
