@@ -1,13 +1,16 @@
 """``memlab serve-embeddings``: an OpenAI-compatible embeddings server for a local model.
 
 Point OpenClaw's (or memlab's) ``openai-compatible`` provider at it, and production embeds with
-the very model memlab evaluated::
+the very model memlab evaluated (``memlab export`` writes this block, and the command, for a
+config measured with memlab's ``local`` provider; ``parity/check_serve.py`` checks every
+packaged model against the real OpenClaw)::
 
     memlab serve-embeddings --model minilm-int8-onnx --port 8080
 
     # OpenClaw / memlab config
     {"memorySearch": {"provider": "openai-compatible", "model": "minilm-int8-onnx",
-                      "remote": {"baseUrl": "http://127.0.0.1:8080/v1"}}}
+                      "remote": {"baseUrl": "http://127.0.0.1:8080/v1"},
+                      "queryInputType": "query", "documentInputType": "document"}}
 
 Endpoints (stdlib ``ThreadingHTTPServer``, JSON in and out):
 
@@ -17,8 +20,10 @@ Endpoints (stdlib ``ThreadingHTTPServer``, JSON in and out):
     "embedding"}], "model", "usage": {"prompt_tokens", "total_tokens"}}``. Inputs are embedded
     in batches of ``batch_size`` by the local provider (requests run one at a time on the
     model). ``input_type`` ``"query"`` (or ``search_query``) embeds queries, anything else
-    documents; for symmetric models (MiniLM) the two are the same, for E5 set OpenClaw's
-    ``queryInputType: "query"`` so queries get E5's query prefix. ``dimensions`` smaller than
+    (or none) documents, exactly as memlab's local provider embeds them: for symmetric models
+    (MiniLM, USE) the two are the same, E5 adds its ``query: `` / ``passage: `` prefix. OpenClaw
+    sends ``queryInputType`` with queries and ``documentInputType`` with chunks, so an export
+    sets both (``"query"`` / ``"document"``). ``dimensions`` smaller than
     the model's truncates and re-normalises the vectors (as OpenAI's ``dimensions`` does);
     larger is an error. The ``model`` field is reported back but not checked, unless the
     server runs with ``strict_model``.
@@ -443,7 +448,8 @@ def add_serve_parser(sub: Any) -> None:
                        help="serve a local embedding model over OpenAI's /v1/embeddings API")
     p.add_argument("--model", default=None, metavar="PATH_OR_ALIAS",
                    help="a packaged model alias (minilm, minilm-int8-onnx, "
-                   "e5-small-multilingual, e5-small-enpt), a sentence-transformers folder, or a "
+                   "e5-small-multilingual, e5-small-enpt, use-multilingual), a "
+                   "sentence-transformers folder, or a "
                    "model name in the Hugging Face cache (default: the bundled minilm)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8080, help="port (default 8080; 0 = any free)")
