@@ -24,6 +24,8 @@ def _set(*items: str) -> list:
     ("a=0.6", 0.6), ("a=3", 3), ("a=true", True), ("a=null", None), ("a=[1, 2]", [1, 2]),
     ("a={enabled: true}", {"enabled": True}), ('a="007"', "007"), ("a='x y'", "x y"),
     ("a=local", "local"), ("a=./models/e5", "./models/e5"), ("a=", ""),
+    ("a=e5-small-multilingual", "e5-small-multilingual"),
+    ("a=http://127.0.0.1:8080/v1", "http://127.0.0.1:8080/v1"),
     ("a=b=c", "b=c"),  # only the first '=' separates the key
 ])
 def test_values_are_json5_else_plain_strings(text, value):
