@@ -5,9 +5,11 @@ accumulated in float64 from 0.0, one query term at a time in ascending term id, 
 ``score += posting_weight * query_weight`` (the product rounded, then the sum; numba emits no
 fused multiply-add without ``fastmath``), and the query's constant is added last. What is
 cheaper than numpy: one pass per query over its postings (scores, hit counts and the list of
-touched documents together), no O(documents) zeroing or scan per query (only touched
-documents are reset), a selection of the top ``depth`` among the touched documents, and all
-queries of a batch in one call. Ties: score descending, then docno ascending, as numpy.
+touched documents together), no O(documents) allocation or zeroing per query (the
+per-document scratch arrays are kept between calls and only touched entries are reset), no
+scan of every document when a query's postings are few, a heap of the top ``depth`` among
+the touched documents, and all queries of a batch in one call. Ties: score descending, then
+docno ascending, as numpy.
 
 Compiled on first use (about a second, then cached on disk next to this file by numba).
 
@@ -20,6 +22,8 @@ Compiled on first use (about a second, then cached on disk next to this file by 
 """
 
 from __future__ import annotations
+
+import weakref
 
 import numpy as np
 from numba import njit
@@ -78,7 +82,9 @@ def _push(heap_s, heap_d, n_kept, limit, s, d):
 
 @njit(cache=True, nogil=True)
 def _rank_batch(w_ptr, w_idx, w_dat, min_w, p_ptr, p_idx, same_pattern, q_ptr, q_idx, q_dat,
-                c_ptr, c_idx, const, need, match_all, depth, n_docs):
+                c_ptr, c_idx, const, need, match_all, depth, n_docs, acc, cnt, touched):
+    # acc (float64), cnt (int32) and touched (int64) have n_docs entries; acc and cnt are
+    # all zero on entry and are left all zero (only what a query touched is reset)
     n_q = len(q_ptr) - 1
     # output bound: per query at most min(depth, documents, postings of its hit terms)
     bound = np.zeros(n_q + 1, dtype=np.int64)
@@ -94,9 +100,6 @@ def _rank_batch(w_ptr, w_idx, w_dat, min_w, p_ptr, p_idx, same_pattern, q_ptr, q
     out_docs = np.empty(bound[n_q], dtype=np.int64)
     out_scores = np.empty(bound[n_q], dtype=np.float64)
     out_n = np.zeros(n_q, dtype=np.int64)
-    acc = np.zeros(n_docs, dtype=np.float64)
-    cnt = np.zeros(n_docs, dtype=np.int32)
-    touched = np.empty(n_docs, dtype=np.int64)
     cap = depth if depth >= 0 else n_docs
     heap_s = np.empty(min(cap, n_docs) + 1, dtype=np.float64)
     heap_d = np.empty(min(cap, n_docs) + 1, dtype=np.int64)
@@ -128,11 +131,11 @@ def _rank_batch(w_ptr, w_idx, w_dat, min_w, p_ptr, p_idx, same_pattern, q_ptr, q
             floor = 0.0
             for d in range(n_docs):
                 s = acc[d]
+                acc[d] = 0.0
                 if s > floor:
                     n_kept = _push(heap_s, heap_d, n_kept, limit, s, d)
                     if n_kept == limit:
                         floor = heap_s[0]
-            acc[:] = 0.0
         elif positive:
             # few postings: a document is new while its partial sum is still 0
             m = 0
@@ -208,24 +211,51 @@ def _rank_batch(w_ptr, w_idx, w_dat, min_w, p_ptr, p_idx, same_pattern, q_ptr, q
     return bound, out_n, out_docs, out_scores
 
 
+class _Kernel:
+    """The kernel's view of one :class:`Postings`: its arrays, and a pool of per-document
+    scratch buffers (one per concurrent call; taken and given back with the atomic
+    ``list.pop``/``append``, so threads never share one)."""
+
+    def __init__(self, post: Postings):
+        w = post.weights
+        p = w if post.presence is None else post.presence
+        self.args = (w.indptr, w.indices, w.data, post.min_weight, p.indptr, p.indices)
+        self.same = post.presence is None
+        self.n_docs = post.n_docs
+        self.pool: list[tuple[np.ndarray, ...]] = []
+
+    def scratch(self) -> tuple[np.ndarray, ...]:
+        try:
+            return self.pool.pop()
+        except IndexError:
+            n = self.n_docs
+            return np.zeros(n), np.zeros(n, dtype=np.int32), np.empty(n, dtype=np.int64)
+
+
+_KERNELS: weakref.WeakKeyDictionary[Postings, _Kernel] = weakref.WeakKeyDictionary()
+
+
 def rank_numba(post: Postings, queries: QueryTerms, depth: int | None,
                match_all: bool = False) -> list[tuple[np.ndarray, np.ndarray]]:
     """:func:`memlab.bm25.score.rank_numpy`, compiled; the same return value."""
-    n_q = len(queries)
+    n_q = len(queries.ptr) - 1
     if n_q == 0:
         return []
     n_docs = post.n_docs
-    empty = (np.zeros(0, dtype=np.int64), np.zeros(0))
     if n_docs == 0 or len(queries.terms) == 0:
-        return [empty] * n_q
-    w = post.weights
-    p = w if post.presence is None else post.presence
-    same = post.presence is None and queries.same
+        return [(np.zeros(0, dtype=np.int64), np.zeros(0))] * n_q
+    kernel = _KERNELS.get(post)
+    if kernel is None:
+        kernel = _KERNELS[post] = _Kernel(post)
+    scratch = kernel.scratch()
     bound, out_n, docs, scores = _rank_batch(
-        w.indptr, w.indices, w.data, post.min_weight, p.indptr, p.indices, same,
-        queries.ptr, queries.terms, queries.weights, queries.hit_ptr, queries.hit_terms,
-        queries.const, queries.need, bool(match_all), -1 if depth is None else int(depth),
-        n_docs)
+        *kernel.args, kernel.same and queries.same, queries.ptr, queries.terms,
+        queries.weights, queries.hit_ptr, queries.hit_terms, queries.const, queries.need,
+        bool(match_all), -1 if depth is None else int(depth), n_docs, *scratch)
+    kernel.pool.append(scratch)  # acc and cnt are all zero again
+    if n_q == 1:
+        n = int(out_n[0])
+        return [(docs[:n], scores[:n])]
     starts = bound[:-1].tolist()
     ends = (bound[:-1] + out_n).tolist()
     return [(docs[a:b], scores[a:b]) for a, b in zip(starts, ends, strict=True)]

@@ -185,6 +185,36 @@ def test_numba_paths_dense_and_sparse_equal_numpy(n_docs):
         assert_same_hits(s_nb._rank(queries), s_np._rank(queries))
 
 
+
+@needs_numba
+def test_numba_scratch_reuse_one_query_at_a_time_and_threads():
+    """The kernel keeps per-document scratch between calls: queries of every path (dense,
+    sparse, match="all", bm25+'s constant, TF-IDF's presence) one at a time, interleaved on
+    the same postings and from several threads, equal numpy's batch."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    docs, queries = zipf_texts(3000, 80, 2000, seed=9)
+    corpus = Corpus.from_texts(docs)
+    stages = [cls(corpus, depth=depth, match=match, backend=backend, **kw)
+              for cls, kw in ((BM25, {}), (BM25, {"variant": "bm25+"}), (TfIdf, {}))
+              for depth in (5, None) for match in ("any", "all")
+              for backend in ("numpy", "numba")]
+    for s in stages:
+        s._fit()
+    pairs = list(zip(stages[::2], stages[1::2], strict=True))
+    want = [s_np._rank(queries) for s_np, _ in pairs]
+    one_by_one = [[] for _ in pairs]
+    for q in queries:  # alternate stages between queries: scratch must be left clean
+        for i, (_, s_nb) in enumerate(pairs):
+            one_by_one[i] += s_nb._rank([q])
+    for got, ref in zip(one_by_one, want, strict=True):
+        assert_same_hits(got, ref)
+    with ThreadPoolExecutor(4) as pool:
+        threaded = list(pool.map(lambda i: [pairs[i % len(pairs)][1]._rank([q])[0]
+                                            for q in queries], range(4 * len(pairs))))
+    for i, got in enumerate(threaded):
+        assert_same_hits(got, want[i % len(pairs)])
+
 def sample_corpus() -> Corpus:
     return load_workspace(SAMPLE / "workspace")
 
