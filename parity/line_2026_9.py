@@ -44,9 +44,17 @@ SUITES: dict[str, tuple[str, dict[str, Any]]] = {
         "experimental": {"sessionMemory": True}}),
     "trigram": ("store.fts.tokenizer trigram (not in the default run)",
                 {"store": {"fts": {"tokenizer": "trigram"}}}),
+    "sample": ("defaults on the bundled labelled sample (datasets/sample-memory): memlab's CLI "
+               "and the dataset wrapper memlab.eval.upgrade.run_profile_2026_9", {}),
 }
-DEFAULT_SUITES = ("fts", "hybrid", "sessions", "sessions-fts")
+DEFAULT_SUITES = ("fts", "hybrid", "sessions", "sessions-fts", "sample")
 KEYWORD_SUITES = set(SUITES)
+#: Suites that run on their own workspaces (memory dataset folders) instead of the run's.
+SUITE_WORKSPACES: dict[str, tuple[str, ...]] = {
+    "sample": (str(Path(__file__).resolve().parent.parent / "datasets" / "sample-memory"),)}
+#: Suites whose workspaces are memory datasets whose wrapper
+#: (:func:`memlab.eval.upgrade.run_profile_2026_9`) is also compared, at this depth.
+WRAPPER_DEPTH = {"sample": 10}
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:

@@ -440,6 +440,8 @@ class LineSpec:
     also_max_results: tuple[int, ...] = ()
     #: suite-name prefix in reports ("" for 2026.7.35)
     prefix: str = ""
+    #: suites that run on their own workspaces (specs as for ``--workspaces``), not the run's
+    suite_workspaces: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 LINE_2026_7 = LineSpec(OPENCLAW_VERSION, SUITES, DEFAULT_SUITES, frozenset(KEYWORD_SUITES),
@@ -447,7 +449,8 @@ LINE_2026_7 = LineSpec(OPENCLAW_VERSION, SUITES, DEFAULT_SUITES, frozenset(KEYWO
 LINE_2026_9 = LineSpec(line_2026_9.VERSION, line_2026_9.SUITES, line_2026_9.DEFAULT_SUITES,
                        frozenset(line_2026_9.KEYWORD_SUITES), line_2026_9.suite_memory_search,
                        line_2026_9.openclaw_config, line_2026_9.MEMLAB_ARGS,
-                       line_2026_9.ALSO_MAX_RESULTS, prefix="9.6/")
+                       line_2026_9.ALSO_MAX_RESULTS, prefix="9.6/",
+                       suite_workspaces=line_2026_9.SUITE_WORKSPACES)
 LINES = {LINE_2026_7.version: LINE_2026_7, LINE_2026_9.version: LINE_2026_9}
 
 
@@ -652,10 +655,14 @@ def openclaw_env(install: Install, home: Path, now: str) -> dict[str, str]:
 
 
 def run_openclaw_batch(install: Install, home: Path, now: str,
-                       agents: dict[str, list[str]], timeout: float = 900,
+                       agents: dict[str, list[str]], timeout: float | None = None,
                        also_max_results: Sequence[int] = ()) -> dict[str, Any]:
     """``memory index --force`` then ``memory search`` per query, per agent (one process);
-    ``also_max_results``: every query again with those ``--max-results``."""
+    ``also_max_results``: every query again with those ``--max-results``. ``timeout``
+    (seconds): default 900, or 6 s per search when there are more (2026.9.6 on 2 busy cores
+    answers a search in 1-5 s)."""
+    searches = sum(map(len, agents.values())) * (1 + len(also_max_results))
+    timeout = timeout if timeout is not None else max(900.0, 6.0 * searches)
     job = {"openclaw": str(install.openclaw_dir), "force": True, "maxResults": MAX_RESULTS,
            "minScore": MIN_SCORE,
            "agents": [{"id": a, "queries": qs} for a, qs in agents.items()]}
@@ -920,8 +927,68 @@ def run_suite(name: str, install: Install | None, workspaces: dict[str, Path],
                 continue
             mine = json.loads(out)["results"]
             result.queries.append(compare_results(theirs, mine, tol, ws, q, limit=MAX_RESULTS))
+    if name in line_2026_9.WRAPPER_DEPTH and line is not LINE_2026_7:
+        for spec in line_2026_9.SUITE_WORKSPACES.get(name, ()):
+            agent, src, _ = workspace_source(spec)
+            _dataset_wrapper_checks(result, src.parent, workspaces[agent], agent,
+                                    batch["agents"][agent]["queries"], ml_cfg_path, now, tol,
+                                    line_2026_9.WRAPPER_DEPTH[name])
     result.memlab_seconds = time.monotonic() - t0
     return result
+
+
+def _dataset_wrapper_checks(result: SuiteResult, dataset_root: Path, staged: Path, agent: str,
+                            entries: Sequence[dict[str, Any]], config_path: Path, now: str,
+                            tol: float, depth: int) -> None:
+    """The dataset wrapper ``memlab.eval.upgrade.run_profile_2026_9`` (what ``memlab eval
+    --profile 2026.9`` and the upgrade report rank with) on the staged copy of a memory
+    dataset, at ``depth`` and ``--min-score`` :data:`MIN_SCORE`, against OpenClaw's
+    ``--max-results depth`` answers of the same queries: one check per query (same hits,
+    order with ties as sets, scores within ``tol``), plus nDCG@10 of both runs on the
+    dataset's labels (a note; equal when every query agrees)."""
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from memlab.eval.datasets import load_dataset
+    from memlab.eval.judged import compare_runs
+    from memlab.eval.upgrade import run_profile_2026_9
+
+    dataset = load_dataset(dataset_root)
+    queries = dataset.queries.assign(now=now)  # the run's frozen clock for every query
+    if list(queries["query"]) != [e["query"] for e in entries]:
+        result.line_check_failures.append(f"[{agent}] dataset wrapper: the dataset's queries "
+                                          "are not the ones OpenClaw answered")
+        return
+    # the staged copy (fixed mtimes) as the workspace; the wrapper reads only these two
+    staged_dataset = SimpleNamespace(workspace=staged, queries=queries)
+    config = json.loads(config_path.read_text(encoding="utf-8"))
+    mine = run_profile_2026_9(staged_dataset, config, depth=depth, min_score=MIN_SCORE,
+                              agent_id=agent)
+    theirs_rows = []
+    for qid, entry in zip(queries["qid"], entries, strict=True):
+        theirs = ((entry.get("alsoMaxResults") or {}).get(str(depth)) or {}).get("results")
+        result.line_checks += 1
+        if theirs is None:
+            result.line_check_failures.append(f"[{agent}] {entry['query']!r}: no OpenClaw "
+                                              f"answer at --max-results {depth}")
+            continue
+        got = mine[mine["qid"] == qid].sort_values("rank")
+        mine_results = [{"path": r.path, "startLine": r.start_line, "endLine": r.end_line,
+                         "score": r.score} for r in got.itertuples()]
+        cmp = compare_results([{k: r[k] for k in ("path", "startLine", "endLine", "score")}
+                               for r in theirs], mine_results, tol, agent, entry["query"],
+                              limit=depth)
+        if cmp.status != "agree":
+            result.line_check_failures.append(f"[{agent}] dataset wrapper: {cmp.describe()}")
+        theirs_rows += [(qid, r["path"], r["startLine"], r["endLine"], r.get("source", ""),
+                         float(r["score"]), rank) for rank, r in enumerate(theirs, 1)]
+    runs = {"openclaw": pd.DataFrame(theirs_rows, columns=list(mine.columns)), "memlab": mine}
+    comp = compare_runs(runs, dataset, ["ndcg@10"], n_resamples=100)
+    means = comp.per_query.groupby("system")["value"].mean()
+    result.notes.append(f"[{agent}] nDCG@10 on the dataset's labels at depth {depth}: OpenClaw "
+                        f"{means['openclaw']:.6f}, memlab run_profile_2026_9 "
+                        f"{means['memlab']:.6f}")
 
 
 def _line_2026_9_checks(result: SuiteResult, batch: dict[str, Any],
@@ -1023,7 +1090,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                               if args.workspaces else
                               list(DEFAULT_WORKSPACES_2026_7) if line is LINE_2026_7 else all_ws)
                for line in lines}
-    ws_names = list(dict.fromkeys(w for line in lines for w in line_ws[line.version]))
+
+    def suite_ws(line: LineSpec, name: str) -> list[str]:
+        return list(line.suite_workspaces.get(name) or line_ws[line.version])
+
+    ws_names = list(dict.fromkeys(w for line, names in plan for name in names
+                                  for w in suite_ws(line, name)))
     t_start = time.monotonic()
     installs: dict[str, Install | None] = {}
     try:
@@ -1087,10 +1159,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         log(f"embedding server {MODEL} at {server.base_url}; now = {args.now}; "
             f"workspaces: {', '.join(f'{w} ({len(queries[w])} queries)' for w in queries)}")
         for line, names in plan:
-            agents = [workspace_source(w)[0] for w in line_ws[line.version]]
-            line_workspaces = {a: workspaces[a] for a in agents}
-            line_oc_workspaces = {a: oc_workspaces[a] for a in agents}
             for name in names:
+                agents = [workspace_source(w)[0] for w in suite_ws(line, name)]
+                line_workspaces = {a: workspaces[a] for a in agents}
+                line_oc_workspaces = {a: oc_workspaces[a] for a in agents}
                 log(f"suite {line.prefix}{name} (openclaw {line.version}): "
                     f"{line.suites[name][0]} ...")
                 try:

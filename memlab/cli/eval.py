@@ -16,9 +16,20 @@ def _eval(args: argparse.Namespace) -> int:
     from memlab.eval.datasets import load_dataset
     from memlab.eval.systems import evaluate_systems
 
+    if getattr(args, "projects", None) and set(args.profile or ()) != {"2026.9"}:
+        print("memlab: error: --projects needs --profile 2026.9 alone (2026.7 has no project "
+              "ranking; the upgrade report runs the dataset without a session)",
+              file=sys.stderr)
+        return 2
+    if args.profile == ["2026.9"] and wants_collection(args):
+        print("memlab: error: --profile 2026.9 ranks a memory dataset (a workspace); this is "
+              "a BEIR collection: drop --profile", file=sys.stderr)
+        return 2
     if wants_collection(args):
         return run_collection_eval(args)
-    if args.profile:
+    if args.profile and set(args.profile) == {"2026.9"}:
+        return _profile_2026_9(args)
+    if args.profile and set(args.profile) != {"2026.7"}:
         return _upgrade(args)
 
     with warnings.catch_warnings():
@@ -28,6 +39,8 @@ def _eval(args: argparse.Namespace) -> int:
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
     _warn_deeper_than_depth(metrics, args.depth, args.production)
     systems = args.config or ["keyword", "vector", "hybrid"]
+    if getattr(args, "model", None):
+        return _eval_models(args, dataset, metrics, args.config or ["hybrid"])
     result = evaluate_systems(dataset, systems, metrics, depth=args.depth,
                               production=args.production, by_tag=args.by_tag,
                               runs_dir=args.runs_dir, n_resamples=args.resamples,
@@ -50,6 +63,30 @@ def _eval(args: argparse.Namespace) -> int:
             pairs, correction=args.correction)
     print(text)
     _report_truncation(dataset, systems)
+    if args.out:
+        from pathlib import Path
+
+        Path(args.out).write_text(text + "\n", encoding="utf-8")
+        print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+def _eval_models(args: argparse.Namespace, dataset: Any, metrics: list[str],
+                 systems: list[str]) -> int:
+    """``--model SPEC ...``: every system with every model, and the models side by side
+    (:func:`memlab.tune.models.evaluate_models`)."""
+    from memlab.cli.bench import DEFAULT_PRICES, format_table
+    from memlab.tune.models import evaluate_models
+
+    result, models = evaluate_models(dataset, systems, args.model, metrics, depth=args.depth,
+                                     production=args.production, by_tag=args.by_tag,
+                                     n_resamples=args.resamples, prices=DEFAULT_PRICES)
+    text = (json.dumps({**result.to_dict(), "models": models.to_dict(orient="records")},
+                       ensure_ascii=False, indent=2, default=str) if args.json
+            else result.to_markdown(by_tag=args.by_tag) + "\n\nModels (texts embedded in "
+            "this run / found in the embedding cache; first_run_s: the model's first system, "
+            "embedding included; index_usd: embedding the corpus):\n\n" + format_table(models))
+    print(text)
     if args.out:
         from pathlib import Path
 
@@ -83,6 +120,28 @@ def _report_truncation(dataset: Any, systems: list[str]) -> None:
             print(f"memlab: {report.model} reads {report.window} tokens: {report.over} of "
                   f"{report.chunks} chunks are longer and embedded truncated (longest "
                   f"{report.max_tokens} tokens)", file=sys.stderr)
+
+
+def _profile_2026_9(args: argparse.Namespace) -> int:
+    """``--profile 2026.9``: the systems on the 2026.9 profile (memlab.eval.upgrade)."""
+    from memlab.eval.datasets import load_dataset
+    from memlab.eval.upgrade import evaluate_2026_9
+
+    metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
+    projects = [p.strip() for p in (args.projects or "").split(",") if p.strip()] or None
+    result = evaluate_2026_9(load_dataset(args.dataset), args.config or ["keyword", "hybrid"],
+                             metrics, depth=args.depth, production=args.production,
+                             by_tag=args.by_tag, n_resamples=args.resamples,
+                             active_projects=projects)
+    text = (json.dumps(result.to_dict(), ensure_ascii=False, indent=2, default=str)
+            if args.json else result.to_markdown(by_tag=args.by_tag))
+    print(text)
+    if args.out:
+        from pathlib import Path
+
+        Path(args.out).write_text(text + "\n", encoding="utf-8")
+        print(f"wrote {args.out}", file=sys.stderr)
+    return 0
 
 
 def _upgrade(args: argparse.Namespace) -> int:
@@ -132,6 +191,10 @@ def add_eval_parser(sub: Any) -> None:
                    help="a system: an OpenClaw config file or a built-in name (keyword, vector, "
                    "hybrid, hybrid+decay, hybrid+mmr, hybrid+decay+mmr, hybrid+rrf); repeat "
                    "for several; the first is the baseline (default: keyword, vector, hybrid)")
+    e.add_argument("--model", action="append", metavar="SPEC",
+                   help="run every --config (default hybrid) with this embedding model: "
+                   "local[:ALIAS_OR_PATH], openai-compatible:URL#MODEL or PROVIDER[:MODEL]; "
+                   "repeat for several (adds a table of the models: work, time, cost)")
     e.add_argument("--metrics", default="ndcg@10,recall@10,mrr@10",
                    help="comma-separated NAME@K (ndcg, recall, mrr, map, p, success, "
                    "recall_any, recall_all; session_<NAME>@K on converted datasets)")
@@ -156,9 +219,13 @@ def add_eval_parser(sub: Any) -> None:
                    help="multiple-comparison correction of --against tests (default holm)")
     e.add_argument("--json", action="store_true", help="per-system and per-tag metrics as JSON")
     e.add_argument("--profile", action="append", choices=("2026.7", "2026.9"),
-                   help="--profile 2026.7 --profile 2026.9: the upgrade report (per-tag deltas "
-                   "with tests, queries whose top-1 changes, what the retired knobs cost) of "
-                   "the --config (default hybrid) on the dataset's labels")
+                   help="--profile 2026.9: rank with OpenClaw 2026.9.6 (2026.7 configs as "
+                   "they become on upgrade); --profile 2026.7 --profile 2026.9: the upgrade "
+                   "report (per-tag deltas with tests, queries whose top-1 changes, what the "
+                   "retired knobs cost) of the --config (default hybrid) on the dataset's "
+                   "labels")
+    e.add_argument("--projects", metavar="KEY,KEY", help="with --profile 2026.9: the "
+                   "session's active project keys (x1.15 on their entries, x0.9 on others)")
     e.add_argument("--no-tune", action="store_true", help="with --profile: skip the sweep "
                    "of the retired 2026.7 knobs")
     from memlab.eval.collection_cli import add_collection_options

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from memlab.cli.output import format_results, printable
-from memlab.cli.profile_2026_9 import add_profile_argument, dispatch
+from memlab.cli.profile_2026_9 import add_profile_argument, add_projects_argument, dispatch
 from memlab.config import ConfigError, MemlabConfig, default_agent_id, load_config
 from memlab.embed.base import ProviderUnavailable
 
@@ -208,6 +208,7 @@ def add_search_parsers(sub: Any) -> None:
     p.add_argument("--sessions-store", metavar="FILE", help="the session tree: a sessions.json "
                    "(default: WORKSPACE/sessions/<agent>/sessions.json)")
     add_profile_argument(p)
+    add_projects_argument(p)
     p.set_defaults(func=_search)
 
     i = sub.add_parser("index", help="index a workspace like `openclaw memory index` "

@@ -37,8 +37,8 @@ from memlab.config.export_2026_9 import block_2026_9
 from memlab.eval.report import markdown_table
 from memlab.eval.stats import paired_tests
 
-__all__ = ["RETIRED_GRID", "UpgradeReport", "config_after_upgrade", "run_profile_2026_9",
-           "upgrade_report"]
+__all__ = ["RETIRED_GRID", "UpgradeReport", "config_2026_9", "config_after_upgrade",
+           "evaluate_2026_9", "run_profile_2026_9", "upgrade_report"]
 
 #: The retired 2026.7 knobs a tuned configuration is searched over (2026.9 fixes them).
 RETIRED_GRID: dict[str, list[Any]] = {
@@ -73,29 +73,98 @@ def config_after_upgrade(config: MemlabConfig) -> dict[str, Any]:
 
 
 def run_profile_2026_9(dataset: Any, config: Mapping[str, Any], *, depth: int = 10,
-                       embedder: Any = None, production: bool = False) -> pd.DataFrame:
+                       embedder: Any = None, production: bool = False, min_score: float = 0.0,
+                       agent_id: str | None = None,
+                       active_projects: Sequence[str] | None = None) -> pd.DataFrame:
     """Hits (``qid, path, start_line, end_line, source, score, rank``) of the 2026.9 profile
-    for every query of a memory dataset, ``depth`` per query with ``minScore`` 0 (with
-    ``production``: the config's own ``maxResults``/``minScore``); each query at its own
-    ``now`` (the dataset's latest when it has none), as :func:`run_system`."""
+    for every query of a memory dataset, ``depth`` per query with ``min_score`` (0, as
+    ``memlab eval`` compares systems; with ``production``: the config's own
+    ``maxResults``/``minScore``); each query at its own ``now`` (the dataset's latest when it
+    has none), as :func:`run_system`. ``agent_id``: the agent whose transcripts
+    (``sessions/<id>/``) are searched (default ``main``); ``active_projects``: the session's
+    project keys (the ``memory_search`` tool's input), the same for every query.
+
+    ``parity/run.py`` (suite ``9.6/sample``) checks this function against the real
+    ``openclaw@2026.9.6`` on the bundled sample: same hits, order and scores."""
     from memlab.profiles.openclaw_2026_9 import Search2026_9
 
     queries = dataset.queries
     nows = (queries["now"].fillna(queries["now"].max()) if "now" in queries.columns
             else pd.Series([None] * len(queries), index=queries.index))
-    search = Search2026_9(dataset.workspace, config, index_path=":memory:", embedder=embedder)
+    search = Search2026_9(dataset.workspace, config, agent_id=agent_id, index_path=":memory:",
+                          embedder=embedder)
     rows = []
     try:
         for qid, text, now in zip(queries["qid"], queries["query"], nows, strict=True):
             hits = search.search(str(text), max_results=None if production else depth,
-                                 min_score=None if production else 0.0,
-                                 now=None if pd.isna(now) else now)["results"]
+                                 min_score=None if production else min_score,
+                                 now=None if pd.isna(now) else now,
+                                 active_projects=active_projects)["results"]
             rows += [(qid, h["path"], h["startLine"], h["endLine"], h["source"],
                       float(h["score"]), rank) for rank, h in enumerate(hits, 1)]
     finally:
         search.close()
     return pd.DataFrame(rows, columns=["qid", "path", "start_line", "end_line", "source",
                                        "score", "rank"])
+
+
+def config_2026_9(spec: Any) -> tuple[str, dict[str, Any]]:
+    """``(name, whole 2026.9 config)`` of a system spec: a config file or mapping in the
+    2026.9 layout (``memory.search``, or ``memlab.profile: "2026.9"``) as it is, anything else
+    (a built-in name such as ``hybrid``, a 2026.7 config) as it becomes on upgrade
+    (:func:`config_after_upgrade`).
+
+    >>> config_2026_9({"memory": {"search": {"provider": "none"}}})[1]
+    {'memory': {'search': {'provider': 'none'}}}
+    >>> config_2026_9("keyword")
+    ('keyword', {'memory': {'search': {'provider': 'none'}}, 'memlab': {}})
+    """
+    from pathlib import Path
+
+    from memlab.config.json5io import read_source
+    from memlab.eval.systems import resolve_system
+    from memlab.profiles import resolve_profile
+
+    raw: Any = None
+    name = "config"
+    if isinstance(spec, Mapping):
+        raw = dict(spec)
+    elif isinstance(spec, str | Path) and Path(spec).is_file():
+        raw, name = read_source(Path(spec))[0], Path(spec).stem
+    if isinstance(raw, Mapping) and resolve_profile(raw) == "2026.9":
+        return name, dict(raw)
+    name, cfg = resolve_system(spec)
+    return name, config_after_upgrade(cfg)
+
+
+def evaluate_2026_9(dataset: Any, systems: Sequence[Any],
+                    metrics: Sequence[str] = ("ndcg@10", "recall@10", "mrr@10"), *,
+                    depth: int = 10, production: bool = False, by_tag: bool = False,
+                    n_resamples: int = 10_000,
+                    active_projects: Sequence[str] | None = None) -> Any:
+    """``memlab eval DATASET --profile 2026.9``: each system (:func:`config_2026_9`) on the
+    2026.9 profile (:func:`run_profile_2026_9`), compared with paired tests as ``memlab eval``
+    does (:func:`memlab.eval.judged.compare_runs`; the first system is the baseline).
+
+    >>> from memlab.eval.datasets import load_dataset
+    >>> cmp = evaluate_2026_9(load_dataset("datasets/sample-memory"), ["keyword"],
+    ...                       ["ndcg@10"], n_resamples=100)  # doctest: +SKIP
+    >>> print(cmp.to_markdown())  # doctest: +SKIP
+    """
+    from memlab.eval.judged import compare_runs
+
+    if getattr(dataset, "workspace", None) is None:
+        raise ValueError("the 2026.9 profile ranks a memory dataset (a workspace), not a BEIR "
+                         "collection: drop --profile 2026.9 for BEIR folders")
+    runs: dict[str, pd.DataFrame] = {}
+    for spec in systems:
+        name, config = config_2026_9(spec)
+        label, n = name, 2
+        while label in runs:
+            label, n = f"{name}#{n}", n + 1
+        runs[label] = run_profile_2026_9(dataset, config, depth=depth, production=production,
+                                         active_projects=active_projects)
+    return compare_runs(runs, dataset, list(metrics), by_tag=by_tag, n_resamples=n_resamples)
 
 
 @dataclass

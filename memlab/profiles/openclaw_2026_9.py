@@ -379,9 +379,9 @@ class Search2026_9:
                       key=functools.cmp_to_key(by_score))
         return out + self._mmr(rest, "score")
 
-    def _finalize_keyword_only(self, hits: list[dict], universe: int, min_score: float,
-                               now_ms: float, active: set[str] | None) -> list[dict]:
-        """``finalizeKeywordOnlyResults`` (decay on)."""
+    def _rank_keyword_only(self, hits: list[dict], now_ms: float,
+                           active: set[str] | None) -> list[dict]:
+        """``finalizeKeywordOnlyResults`` (decay on) up to its threshold (:meth:`select`)."""
         for h in hits:
             if h["exactPathSpecificity"] > 0:
                 h["score"] = exact_tie_score(h["score"] if h["hasBodyMatch"] else 0.0)
@@ -391,50 +391,66 @@ class Search2026_9:
         for h in ranked:
             if h["exactPathSpecificity"] > 0:
                 h["score"] = float(project_multiplier([h.get("projectKey")], active)[0])
-        keep = eligible(np.array([h["score"] for h in ranked], dtype=np.float64), None,
-                        min_score, "zero")
-        return [h for h, k in zip(ranked, keep.tolist(), strict=True) if k][:universe]
+        return ranked
 
     # ------------------------------------------------------------------ search
-    def search(self, query: str, max_results: int | None = None,
-               min_score: float | None = None, now: Any = None,
-               active_projects: Iterable[str] | None = None) -> dict[str, Any]:
-        """``openclaw memory search QUERY --json`` of 2026.9.6: ``{"results": [...]}``.
+    def rank(self, query: str, now: Any = None,
+             active_projects: Iterable[str] | None = None) -> dict[str, Any]:
+        """The ranked candidates of ``query`` before the selection rule: what does not depend
+        on ``maxResults``/``minScore`` (``searchCandidates`` always takes 200 per leg), so a
+        sweep over those two ranks once and :meth:`select` per point.
 
-        ``active_projects`` are the session's project keys (the ``memory_search`` tool's
-        input; the CLI passes none). ``min_score`` (the CLI's ``--min-score``) bypasses the
-        config's clamp to [0, 1].
+        Returns ``{"entries": [...], "keyword_only": bool, "keyword_keys": set, "any_keyword":
+        bool, "active": set | None}``; keyword-only entries are sorted but not thresholded.
         """
         q = query.strip(JS_WHITESPACE)
-        if not q:
-            return {"results": []}
-        max_results = int(max_results or self.settings.max_results)
-        min_score = self.settings.min_score if min_score is None else float(min_score)
         active = set(active_projects or ()) or None
-        universe = self.universe if active else max(self.universe, max_results)
-        candidates = min(self.universe, max(1, math.floor(universe * 4)))
+        out: dict[str, Any] = {"entries": [], "keyword_only": self.keyword_only,
+                               "keyword_keys": set(), "any_keyword": False, "active": active}
+        if not q:
+            return out
+        # candidates = min(U, max(1, floor(universe * 4))) with universe >= U: always U
+        candidates = self.universe
         now_ms = to_epoch_ms(now)
         sources = list(self.settings.search_sources)
         keyword = self._metadata(search_keyword_with_fallback(
             self.con, q, candidates, self.settings.fts_tokenizer, sources))
         if self.keyword_only:
-            selected = self._finalize_keyword_only(keyword, universe, min_score, now_ms, active)
-            fields = ("path", "startLine", "endLine", "score", "textScore", "snippet",
-                      "source")
+            out["entries"] = self._rank_keyword_only(keyword, now_ms, active)
+            return out
+        vector = self._metadata(self._vector_hits(q, candidates))
+        tier = exact_path_matcher(q)  # projectHybridCandidates: vector hits get tiers too
+        for v in vector:
+            v["exactPathSpecificity"] = tier(v["path"])
+        out["entries"] = self._merge_hybrid(vector, keyword, now_ms, active)
+        out["keyword_keys"] = {(h["source"], h["path"], h["startLine"], h["endLine"])
+                               for h in keyword}
+        out["any_keyword"] = bool(keyword)
+        return out
+
+    def select(self, ranked: Mapping[str, Any], max_results: int | None = None,
+               min_score: float | None = None) -> dict[str, Any]:
+        """``selectHybridSearchResults`` / the keyword-only threshold on :meth:`rank`'s
+        candidates, then the cut to ``maxResults``: ``{"results": [...]}`` as :meth:`search`."""
+        max_results = int(max_results or self.settings.max_results)
+        min_score = self.settings.min_score if min_score is None else float(min_score)
+        universe = self.universe if ranked["active"] else max(self.universe, max_results)
+        entries = ranked["entries"]
+        if ranked["keyword_only"]:
+            keep = eligible(np.array([h["score"] for h in entries], dtype=np.float64), None,
+                            min_score, "zero")
+            selected = [h for h, k in zip(entries, keep.tolist(), strict=True) if k][:universe]
+            fields: tuple[str, ...] = ("path", "startLine", "endLine", "score", "textScore",
+                                       "snippet", "source")
         else:
-            vector = self._metadata(self._vector_hits(q, candidates))
-            tier = exact_path_matcher(q)  # projectHybridCandidates: vector hits get tiers too
-            for v in vector:
-                v["exactPathSpecificity"] = tier(v["path"])
-            merged = self._merge_hybrid(vector, keyword, now_ms, active)
-            kw_keys = {(h["source"], h["path"], h["startLine"], h["endLine"]) for h in keyword}
+            kw_keys = ranked["keyword_keys"]
             picks = select_hybrid(
-                np.array([e["score"] for e in merged]),
-                np.array([e["vectorScore"] for e in merged]),
+                np.array([e["score"] for e in entries]),
+                np.array([e["vectorScore"] for e in entries]),
                 np.array([(e["source"], e["path"], e["startLine"], e["endLine"]) in kw_keys
-                          for e in merged], dtype=bool), min_score, universe,
-                any_keyword=bool(keyword))
-            selected = [merged[i] for i in picks.tolist()]
+                          for e in entries], dtype=bool), min_score, universe,
+                any_keyword=ranked["any_keyword"])
+            selected = [entries[i] for i in picks.tolist()]
             fields = ("path", "startLine", "endLine", "score", "vectorScore", "textScore",
                       "snippet", "source")
         results = []
@@ -445,3 +461,15 @@ class Search2026_9:
                     out[k] = e[k]
             results.append(out)
         return {"results": results}
+
+    def search(self, query: str, max_results: int | None = None,
+               min_score: float | None = None, now: Any = None,
+               active_projects: Iterable[str] | None = None) -> dict[str, Any]:
+        """``openclaw memory search QUERY --json`` of 2026.9.6: ``{"results": [...]}``
+        (:meth:`rank` then :meth:`select`).
+
+        ``active_projects`` are the session's project keys (the ``memory_search`` tool's
+        input; the CLI passes none). ``min_score`` (the CLI's ``--min-score``) bypasses the
+        config's clamp to [0, 1].
+        """
+        return self.select(self.rank(query, now, active_projects), max_results, min_score)

@@ -89,7 +89,9 @@ def test_cli_upgrade_report_and_its_usage_error(dataset, capsys):
     out = capsys.readouterr().out
     assert "## 2026.7 vs 2026.9" in out and "mrr@10 by tag" in out
     assert "retired knobs cost" not in out
-    assert main(["eval", root, "--profile", "2026.9"]) == 2
+    # two 2026.7 configurations cannot be upgraded at once (--profile 2026.9 alone ranks)
+    assert main(["eval", root, "--profile", "2026.7", "--profile", "2026.9", "--config",
+                 "keyword", "--config", "hybrid"]) == 2
 
 
 def test_importance_whatif_scales_the_annotated_entry(dataset, tmp_path):
