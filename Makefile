@@ -53,9 +53,11 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/report.py --readme benchmarks/README.md
 
 # README figures are generated, not typed (benchmarks/readme_figures.py): re-runs the sample
-# evaluation the README quotes and rewrites its tables between <!-- figures:NAME --> markers
+# evaluations the README quotes and rewrites its blocks between <!-- figures:NAME --> markers
 # (about a minute); README_COLLECTIONS=cacm,scifact also re-measures those collections' rows
-# (minutes each). tests/test_readme_figures.py runs the --check mode in `make test`.
+# (minutes each; only here, not in `make test`). tests/test_readme_figures.py runs the --check
+# mode on the sample's blocks in `make test`. docs/models.md's tables come from
+# benchmarks/model_table.py (--render RESULTS... --write docs/models.md).
 .PHONY: readme-figures
 readme-figures: $(STAMP)
 	$(BIN)/python benchmarks/readme_figures.py --collections "$(README_COLLECTIONS)"

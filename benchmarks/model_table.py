@@ -323,7 +323,9 @@ def main(argv: list[str] | None = None) -> int:
         for row in sorted(every, key=lambda r: -sum(f"{c}_{m}" in r for c in colls
                                                     for m in MODES)):
             rows[row["alias"]] = {**row, **rows.get(row["alias"], {})}
-        merged = {**payloads[0], "models": list(rows.values()), "collections": colls}
+        order = [a for a in PACKAGED_MODELS if a in rows] + [a for a in rows
+                                                            if a not in PACKAGED_MODELS]
+        merged = {**payloads[0], "models": [rows[a] for a in order], "collections": colls}
         merged["keyword_paths"] = next((p["keyword_paths"] for p in payloads
                                         if p.get("keyword_paths")), [])
         print(render(merged), end="")

@@ -8,15 +8,23 @@ Each figure lives between markers in README.md, ``<!-- figures:NAME -->`` and
 ``<!-- /figures -->``, and is the output of one evaluation:
 
 - ``sample-eval``: ``memlab eval datasets/sample-memory --config keyword --config vector
-  --config hybrid --config hybrid+decay+mmr`` (the comparison table and its legend);
+  --config hybrid --config hybrid+decay+mmr`` (the comparison table and its legend, and how
+  many of the chunks the vector leg embeds are longer than MiniLM's input window);
 - ``sample-tags``: the same systems' nDCG@10 by tag (keyword, vector, hybrid);
+- ``sample-sessions``: nDCG@10 of the ``session`` queries keyword-only, without and with
+  session transcripts (``sources: ["memory", "sessions"]``, ``experimental.sessionMemory``);
+- ``sample-data``: what the sample holds (files memlab indexes, transcripts, queries and their
+  tags, judgments);
 - ``collections``: ``memlab eval ../shared/datasets/NAME --config keyword --config vector
   --config hybrid --unknown-ids keep --depth 100 --metrics ndcg@10,recall@100,map@100``, one
-  row per collection. Collections take minutes each (the corpus is embedded), so only those
-  named with ``--collections`` are re-run; the other rows are kept as they are.
+  row per collection, and the sentence comparing hybrid with the better leg on each. Collections
+  take minutes each (the corpus is embedded), so only those named with ``--collections`` are
+  re-run; the other rows are kept as they are (``--check`` without ``--collections`` does not
+  look at them).
 
 ``make readme-figures`` runs the sample figures; ``tests/test_readme_figures.py`` runs
-``--check`` on them (about a minute, mostly embedding the sample with MiniLM).
+``--check`` on them in ``make test`` (about a minute on two cores, mostly embedding the sample
+with MiniLM and 10,000 bootstrap resamples per comparison).
 """
 
 from __future__ import annotations
@@ -35,17 +43,31 @@ SAMPLE_SYSTEMS = ["keyword", "vector", "hybrid", "hybrid+decay+mmr"]
 TAG_SYSTEMS = ["keyword", "vector", "hybrid"]
 COLLECTION_SYSTEMS = ["keyword", "vector", "hybrid"]
 COLLECTION_METRICS = ["ndcg@10", "recall@100", "map@100"]
+#: Keyword-only with session transcripts indexed (the ``sample-sessions`` figure).
+SESSIONS_SYSTEM = {"memorySearch": {"provider": "none", "sources": ["memory", "sessions"],
+                                    "experimental": {"sessionMemory": True}}}
+#: nDCG@10 differences up to this are called a tie in the collections sentence (the table
+#: rounds to three decimals).
+TIE = 0.005
 _BLOCK = re.compile(r"(<!-- figures:(?P<name>[a-z0-9-]+) -->\n)(?P<body>.*?)(<!-- /figures -->)",
                     re.S)
 
 
 def blocks(text: str) -> dict[str, str]:
-    """The README's figure blocks by name (their text between the markers)."""
+    """The README's figure blocks by name (their text between the markers).
+
+    >>> blocks("x\\n<!-- figures:a -->\\n| 1 |\\n<!-- /figures -->\\n")
+    {'a': '| 1 |\\n'}
+    """
     return {m.group("name"): m.group("body") for m in _BLOCK.finditer(text)}
 
 
 def replace_blocks(text: str, new: dict[str, str]) -> str:
-    """``text`` with the named blocks' bodies replaced (other blocks untouched)."""
+    """``text`` with the named blocks' bodies replaced (other blocks untouched).
+
+    >>> replace_blocks("<!-- figures:a -->\\nold\\n<!-- /figures -->", {"a": "new\\n"})
+    '<!-- figures:a -->\\nnew\\n<!-- /figures -->'
+    """
     def sub(m: re.Match) -> str:
         name = m.group("name")
         body = new.get(name, m.group("body"))
@@ -54,16 +76,60 @@ def replace_blocks(text: str, new: dict[str, str]) -> str:
     return _BLOCK.sub(sub, text)
 
 
-def sample_figures() -> dict[str, str]:
-    """The ``sample-eval`` and ``sample-tags`` blocks, computed."""
+def _quiet_dataset(path: Path, **kwargs):
     from memlab.eval.datasets import load_dataset
-    from memlab.eval.report import markdown_table
-    from memlab.eval.systems import evaluate_systems
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ds = load_dataset(SAMPLE)
+        return load_dataset(path, **kwargs)
+
+
+def window_line(ds) -> str:
+    """The sample's chunks as the vector and hybrid systems embed them (the provider's input
+    cap applied) against MiniLM's input window, counted by its tokenizer."""
+    from memlab.embed.window import window_report
+    from memlab.eval.systems import dataset_corpus, resolve_system
+    from memlab.openclaw import make_embedder
+
+    _, cfg = resolve_system("vector")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        texts = dataset_corpus(ds, cfg, make_embedder(cfg)).chunks["text"].tolist()
+        report = window_report(texts, "minilm")
+    return (f"{report.over} of the {report.chunks} chunks the vector and hybrid systems embed "
+            f"are longer than {report.model}'s {report.window}-token window and are embedded "
+            f"truncated (longest {report.max_tokens} tokens; `memlab eval` reports this for "
+            "each packaged local model).")
+
+
+def data_line(ds) -> str:
+    """The sample's contents, as memlab loads them."""
+    from memlab.eval.systems import dataset_corpus, resolve_system
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        corpus = dataset_corpus(ds, resolve_system("keyword")[1])
+    transcripts = sorted((Path(ds.workspace) / "sessions").rglob("*.jsonl"))
+    tags = sorted({t for ts in ds.queries["tags"] for t in ts})
+    skipped = (f" (plus {len(corpus.skipped)} that OpenClaw's discovery rules skip)"
+               if corpus.skipped else "")
+    return (f"{len(corpus.files)} Markdown files{skipped} and {len(transcripts)} session "
+            f"transcripts, {len(ds.queries)} queries tagged by kind ({', '.join(tags)}), "
+            f"{len(ds.qrels)} line-span judgments.")
+
+
+def sample_figures() -> dict[str, str]:
+    """The ``sample-eval``, ``sample-tags``, ``sample-sessions`` and ``sample-data`` blocks,
+    computed."""
+    from memlab.eval.report import markdown_table
+    from memlab.eval.systems import evaluate_systems
+
+    ds = _quiet_dataset(SAMPLE)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         cmp = evaluate_systems(ds, SAMPLE_SYSTEMS, by_tag=True)
+        sessions = evaluate_systems(ds, ["keyword", SESSIONS_SYSTEM], ["ndcg@10"], by_tag=True,
+                                    n_resamples=1000)
     main = cmp.to_markdown(by_tag=False)
     tags = cmp.by_tag
     rows = []
@@ -77,17 +143,24 @@ def sample_figures() -> dict[str, str]:
         rows.append(cells)
     table = markdown_table(["tag", "queries", "judged", *TAG_SYSTEMS], rows,
                            "lrr" + "r" * len(TAG_SYSTEMS))
-    return {"sample-eval": f"\n{main}\n\n", "sample-tags": f"\n{table}\n\n"}
+    st = sessions.by_tag[sessions.by_tag["tag"] == "session"].set_index("system")
+    without, with_ = (float(st.loc[s, "ndcg@10"]) for s in sessions.table.index)
+    sentence = (f"Keyword-only (`provider: \"none\"`), nDCG@10 on the {int(st['judged'].iloc[0])} "
+                f"`session` queries is {without:.3f} without transcripts and {with_:.3f} with "
+                "them.")
+    return {"sample-eval": f"\n{main}\n\n{window_line(ds)}\n\n",
+            "sample-tags": f"\n{table}\n\n",
+            "sample-sessions": f"\n{sentence}\n\n",
+            "sample-data": f"\n{data_line(ds)}\n\n"}
 
 
 def collection_row(name: str) -> list[str]:
     """One collection's row: nDCG@10 then MAP@100 of keyword, vector, hybrid."""
-    from memlab.eval.datasets import load_dataset
     from memlab.eval.systems import evaluate_systems
 
+    ds = _quiet_dataset(SHARED / name, unknown_ids="keep")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ds = load_dataset(SHARED / name, unknown_ids="keep")
         cmp = evaluate_systems(ds, COLLECTION_SYSTEMS, COLLECTION_METRICS, depth=100)
     cells = [name]
     for metric in ("ndcg@10", "map@100"):
@@ -95,15 +168,40 @@ def collection_row(name: str) -> list[str]:
     return cells
 
 
+def collection_summary(rows: list[list[str]]) -> str:
+    """The sentence comparing hybrid's nDCG@10 with the better leg on each collection row
+    (``[name, keyword, vector, hybrid, ...]``, as in the table).
+
+    >>> collection_summary([["a", "0.1", "0.4", "0.5"]])
+    'nDCG@10: hybrid beats both legs on a (0.500 vs 0.400 for vector).'
+    """
+    tie = f"ties (within {TIE})"
+    groups: dict[str, list[str]] = {"beats both legs on": [], tie: [], "falls below": []}
+    for name, *cells in rows:
+        kw, vec, hyb = (float(c) for c in cells[:3])
+        leg, best = ("vector", vec) if vec >= kw else ("keyword", kw)
+        if hyb - best > TIE:
+            groups["beats both legs on"].append(f"{name} ({hyb:.3f} vs {best:.3f} for {leg})")
+        elif abs(hyb - best) <= TIE:
+            groups[tie].append(f"{leg} on {name} ({hyb:.3f} vs {best:.3f})")
+        else:
+            groups["falls below"].append(f"{leg} alone on {name} ({hyb:.3f} vs {best:.3f})")
+    parts = [f"{verb} {', '.join(items)}" for verb, items in groups.items() if items]
+    return f"nDCG@10: hybrid {'; '.join(parts)}."
+
+
 def collection_figures(body: str, names: list[str]) -> str:
-    """The ``collections`` block with the rows of ``names`` re-measured (others kept)."""
-    lines = body.strip("\n").split("\n")
+    """The ``collections`` block with the rows of ``names`` re-measured (others kept) and its
+    sentence rewritten from the rows."""
+    lines = [line for line in body.strip("\n").split("\n") if line.startswith("|")]
     head, rows = lines[:2], lines[2:]
     by_name = {r.split("|")[1].strip(): r for r in rows}
     for name in names:
         by_name[name] = "| " + " | ".join(collection_row(name)) + " |"
-    order = [r.split("|")[1].strip() for r in rows] + [n for n in names if n not in by_name]
-    return "\n" + "\n".join([*head, *(by_name[n] for n in dict.fromkeys(order))]) + "\n\n"
+    order = list(dict.fromkeys([r.split("|")[1].strip() for r in rows] + names))
+    table = [by_name[n] for n in order]
+    cells = [[c.strip() for c in r.strip().strip("|").split("|")] for r in table]
+    return ("\n" + "\n".join([*head, *table]) + "\n\n" + collection_summary(cells) + "\n\n")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -118,15 +216,18 @@ def main(argv: list[str] | None = None) -> int:
     path = Path(args.readme)
     text = path.read_text(encoding="utf-8")
     have = blocks(text)
-    missing = [n for n in ("sample-eval", "sample-tags") if n not in have]
+    missing = [n for n in ("sample-eval", "sample-tags", "sample-sessions", "sample-data")
+               if n not in have]
+    names = [n.strip() for n in args.collections.split(",") if n.strip()]
+    if names and "collections" not in have:
+        missing.append("collections")
     if missing:
         print(f"{path}: no figure markers for {missing} (<!-- figures:NAME --> ... "
               "<!-- /figures -->)", file=sys.stderr)
         return 2
     new = sample_figures()
-    names = [n.strip() for n in args.collections.split(",") if n.strip()]
     if names:
-        new["collections"] = collection_figures(have.get("collections", ""), names)
+        new["collections"] = collection_figures(have["collections"], names)
     if args.check:
         import difflib
 
