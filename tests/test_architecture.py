@@ -11,7 +11,7 @@ Layers, lowest first (a module may import its own layer and the ones below):
 0. foundation -- ``text`` (tokenizers, JavaScript string semantics), ``frames`` and ``pipeline``
    (the tabular contract and the ``Stage`` base every stage implements), ``kernels`` and
    ``bm25`` (pure ranking math, importing nothing of memlab), ``annotations``, ``progress``,
-   ``safeio``, ``secrets``;
+   ``lazy``, ``safeio``, ``secrets``;
 1. ``config``;
 2. data -- ``workspace``, ``chunking``, ``sessions``, ``corpus``, ``snippet``, ``results``,
    ``embedding_input``;
@@ -22,6 +22,8 @@ Layers, lowest first (a module may import its own layer and the ones below):
 7. ``plots``, ``widgets``;
 8. ``cli``.
 
+``docs/architecture.md`` shows the same table; :func:`doc_problems` checks that it does.
+
 Run it as a script to print the graph's problems without pytest::
 
     python tests/test_architecture.py
@@ -30,6 +32,7 @@ Run it as a script to print the graph's problems without pytest::
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -39,6 +42,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "memlab"
+DOC = PACKAGE.parent / "docs" / "architecture.md"
 
 #: Layer of each top-level part of memlab (``memlab.<part>``).
 LAYERS: dict[str, int] = {
@@ -178,6 +182,37 @@ def layer_problems() -> Iterator[str]:
                    f"(layer {high})")
 
 
+def doc_layers(text: str) -> dict[str, int]:
+    """The layer of each part in the layer table of ``docs/architecture.md`` (rows
+    ``| N | `part/`, `module` (notes) | ... |``; backticked names inside parentheses are notes).
+
+    >>> doc_layers("| 0 | `kernels/`, `frames` (`frames.py`) | math |\\n| 1 | `config/` | x |")
+    {'kernels': 0, 'frames': 0, 'config': 1}
+    """
+    out: dict[str, int] = {}
+    for number, modules_cell in re.findall(r"^\|\s*(\d+)\s*\|([^|]*)\|", text, re.M):
+        for name in re.findall(r"`([^`]+)`", re.sub(r"\([^)]*\)", "", modules_cell)):
+            out[name.strip().rstrip("/").removesuffix(".py")] = int(number)
+    return out
+
+
+def doc_problems(text: str | None = None) -> Iterator[str]:
+    """Where the layer table of ``docs/architecture.md`` differs from :data:`LAYERS`."""
+    documented = doc_layers(DOC.read_text(encoding="utf-8") if text is None else text)
+    for part in sorted(set(LAYERS) | set(documented)):
+        have, want = documented.get(part), LAYERS.get(part)
+        if have != want:
+            yield (f"{DOC.relative_to(PACKAGE.parent)}: {part} is in layer "
+                   f"{'(missing)' if have is None else have} there, {want} in LAYERS")
+
+
+def test_the_architecture_doc_shows_these_layers() -> None:
+    problems = list(doc_problems())
+    assert not problems, "\n".join(problems)
+    off_by_one = DOC.read_text(encoding="utf-8").replace("| 1 | `config/`", "| 2 | `config/`")
+    assert any("config is in layer 2" in p for p in doc_problems(off_by_one))
+
+
 def test_no_import_cycle() -> None:
     problems = list(cycle_problems())
     assert not problems, "\n".join(problems)
@@ -222,7 +257,7 @@ def test_checks_catch_their_violation(tmp_path: Path, monkeypatch: pytest.Monkey
 
 
 if __name__ == "__main__":
-    report = [*cycle_problems(), *private_problems(), *layer_problems()]
+    report = [*cycle_problems(), *private_problems(), *layer_problems(), *doc_problems()]
     print("\n".join(report) if report else "import graph: no cycle, no private import, "
           "no upward import")
     sys.exit(1 if report else 0)
