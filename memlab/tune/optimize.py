@@ -9,7 +9,13 @@ out-of-sample mean is a fair estimate of what the tuning procedure delivers; the
 in-sample and out-of-sample shows how much the search overfits a small query set.
 
 The returned configuration is the search's choice on all queries; its reported score is the
-cross-validated out-of-sample estimate.
+cross-validated out-of-sample estimate (:attr:`TuneResult.out_of_fold` keeps each judged
+query's held-out value). ``accept`` restricts the choice (e.g. to configurations
+:func:`memlab.config.export_config` can write, as :mod:`memlab.eval.quality_gate` does): the
+grid search takes the best accepted point per fold, Optuna prunes the rejected trials.
+
+The grid may carry the model pseudo-axis ``embedding`` (provider specs,
+:mod:`memlab.tune.models`); each model's legs are computed once by the engine.
 
 >>> result = tune("datasets/sample-memory", {"query.hybrid.vectorWeight": [0, 1]},
 ...               n_trials=30, cv=5)  # doctest: +SKIP
@@ -19,7 +25,7 @@ cross-validated out-of-sample estimate.
 from __future__ import annotations
 
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +34,7 @@ import pandas as pd
 
 from memlab.config import MemlabConfig
 from memlab.eval.metrics import parse_metric
+from memlab.tune.models import expand_overrides
 from memlab.tune.sweep import SweepEngine, SweepError, expand_grid, normalize_axis
 
 __all__ = ["TuneResult", "kfold", "search_space", "tune"]
@@ -42,10 +49,16 @@ class TuneResult:
     metric: str
     out_of_sample: float
     in_sample: float
+    #: one row per fold: sizes, in-/out-of-sample means, the choice (``overrides``) and the
+    #: held-out positions among the judged queries (``test_index``)
     folds: pd.DataFrame
     method: str
     cv: int
     trials: pd.DataFrame | None = field(default=None, repr=False)
+    #: Each judged query's out-of-fold value (its fold's choice scored on it), in the order
+    #: of :attr:`qids`.
+    out_of_fold: np.ndarray | None = field(default=None, repr=False)
+    qids: list[str] | None = field(default=None, repr=False)
 
     @property
     def gap(self) -> float:
@@ -59,14 +72,20 @@ class TuneResult:
 
 
 def kfold(n: int, k: int, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
-    """``k`` (train, test) index splits of ``range(n)``, shuffled with ``seed``."""
+    """``k`` (train, test) index splits of ``range(n)``: scikit-learn's ``KFold`` shuffled
+    with ``seed`` (deterministic; every index is held out exactly once).
+
+    >>> [len(test) for _, test in kfold(11, 5)]
+    [3, 2, 2, 2, 2]
+    """
+    from sklearn.model_selection import KFold
+
     if k < 2:
         raise ValueError(f"cross-validation needs at least 2 folds, got {k}")
     if k > n:
         raise ValueError(f"{k} folds need at least {k} judged queries, the dataset has {n}")
-    perm = np.random.default_rng(seed).permutation(n)
-    tests = np.array_split(perm, k)
-    return [(np.sort(np.setdiff1d(perm, t)), np.sort(t)) for t in tests]
+    splitter = KFold(n_splits=k, shuffle=True, random_state=seed)
+    return [(np.asarray(train), np.asarray(test)) for train, test in splitter.split(np.zeros(n))]
 
 
 def search_space(grid: Mapping[str, Sequence[Any]], continuous: bool = True
@@ -120,7 +139,7 @@ class _Scorer:
         key = repr(sorted(overrides.items()))
         got = self.memo.get(key)
         if got is None:
-            cfg = self.engine.base.with_overrides(overrides)
+            cfg = self.engine.base.with_overrides(expand_overrides(overrides))
             vals, _, _ = self.engine.evaluate_configs([cfg], [self.metric])
             got = vals[self.judged, 0, 0]
             self.memo[key] = got
@@ -128,7 +147,8 @@ class _Scorer:
 
 
 def _optuna_search(scorer: _Scorer, space, train: np.ndarray | None, n_trials: int,
-                   seed: int) -> tuple[dict[str, Any], float, pd.DataFrame]:
+                   seed: int, accept: Callable[[Mapping[str, Any]], bool] | None = None
+                   ) -> tuple[dict[str, Any], float, pd.DataFrame]:
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -139,10 +159,15 @@ def _optuna_search(scorer: _Scorer, space, train: np.ndarray | None, n_trials: i
     def objective(trial: Any) -> float:
         point = _suggest(trial, space)
         points[trial.number] = point
+        if accept is not None and not accept(point):
+            raise optuna.TrialPruned(f"not accepted: {point}")
         vals = scorer.values(point)
         return float(vals.mean() if train is None else vals[train].mean())
 
     study.optimize(objective, n_trials=n_trials)
+    if not any(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials):
+        raise SweepError(f"none of the {n_trials} trials was accepted; widen the search space "
+                         "or raise the number of trials")
     best = study.best_trial
     trials = pd.DataFrame([{**points[t.number], "trial": t.number, "score": t.value}
                            for t in study.trials])
@@ -152,16 +177,27 @@ def _optuna_search(scorer: _Scorer, space, train: np.ndarray | None, n_trials: i
 def tune(dataset: Any, grid: Mapping[str, Sequence[Any]], base: Any = None, *,
          metric: str = "ndcg@10", n_trials: int | None = None, cv: int = 5, seed: int = 0,
          embedder: Any = None, engine: SweepEngine | None = None, continuous: bool = True,
-         backend: Any = None, n_jobs: int = 1, progress: bool = False) -> TuneResult:
+         backend: Any = None, n_jobs: int = 1, progress: bool = False,
+         accept: Callable[[Mapping[str, Any]], bool] | None = None) -> TuneResult:
     """Choose a configuration by grid search (``n_trials=None``) or Optuna TPE (``n_trials``
-    trials) with ``cv``-fold cross-validation over the judged queries; see the module doc."""
+    trials) with ``cv``-fold cross-validation over the judged queries; see the module doc.
+
+    ``accept(overrides) -> bool`` limits the choice to the points it accepts (asked once per
+    point, best first, until one is accepted).
+
+    >>> r = tune("datasets/sample-memory", {"query.hybrid.temporalDecay.enabled": [False, True]},
+    ...          {"memorySearch": {"provider": "none"}}, cv=3)
+    >>> r.method, len(r.folds), len(r.out_of_fold) == len(r.qids)
+    ('grid', 3, True)
+    """
     metric = metric.strip().lower()
     parse_metric(metric)
     if engine is None:
         with SweepEngine(dataset, base, embedder, backend=backend, n_jobs=n_jobs,
                          progress=progress) as own:
             return tune(dataset, grid, metric=metric, n_trials=n_trials, cv=cv, seed=seed,
-                        engine=own, continuous=continuous)
+                        engine=own, continuous=continuous, accept=accept)
+    accepted = _Acceptance(accept)
     scorer = _Scorer(engine, metric)
     n_judged = int(scorer.judged.sum())
     splits = kfold(n_judged, cv, seed)
@@ -173,14 +209,13 @@ def tune(dataset: Any, grid: Mapping[str, Sequence[Any]], base: Any = None, *,
         per_q = vals[scorer.judged, :, 0]  # judged queries x configs
         for fold, (train, test) in enumerate(splits):
             train_means = per_q[train].mean(axis=0)
-            best = int(np.argmax(train_means))
+            best = accepted.best(train_means, overrides)
             oos[test] = per_q[test, best]
             rows.append({"fold": fold, "train_queries": len(train), "test_queries": len(test),
                          "in_sample": float(train_means[best]),
                          "out_of_sample": float(per_q[test, best].mean()),
-                         "overrides": overrides[best]})
-        means = per_q.mean(axis=0)
-        best = int(np.argmax(means))
+                         "overrides": overrides[best], "test_index": test.tolist()})
+        best = accepted.best(per_q.mean(axis=0), overrides)
         chosen = overrides[best]
         trials = engine.table(overrides, configs, vals, [metric])
         method = "grid"
@@ -189,16 +224,40 @@ def tune(dataset: Any, grid: Mapping[str, Sequence[Any]], base: Any = None, *,
             raise ValueError(f"n_trials must be >= 1, got {n_trials}")
         space = search_space(grid, continuous)
         for fold, (train, test) in enumerate(splits):
-            point, score, _ = _optuna_search(scorer, space, train, n_trials, seed + fold)
+            point, score, _ = _optuna_search(scorer, space, train, n_trials, seed + fold,
+                                             accept)
             test_vals = scorer.values(point)[test]
             oos[test] = test_vals
             rows.append({"fold": fold, "train_queries": len(train), "test_queries": len(test),
                          "in_sample": score, "out_of_sample": float(test_vals.mean()),
-                         "overrides": point})
-        chosen, _, trials = _optuna_search(scorer, space, None, n_trials, seed)
+                         "overrides": point, "test_index": test.tolist()})
+        chosen, _, trials = _optuna_search(scorer, space, None, n_trials, seed, accept)
         method = "optuna"
     folds = pd.DataFrame(rows)
-    return TuneResult(overrides=dict(chosen), config=engine.base.with_overrides(chosen),
+    qids = [q for q, j in zip(engine.queries["qid"], scorer.judged, strict=True) if j]
+    return TuneResult(overrides=dict(chosen),
+                      config=engine.base.with_overrides(expand_overrides(chosen)),
                       metric=metric, out_of_sample=float(np.mean(oos)),
                       in_sample=float(folds["in_sample"].mean()), folds=folds, method=method,
-                      cv=cv, trials=trials)
+                      cv=cv, trials=trials, out_of_fold=oos, qids=[str(q) for q in qids])
+
+
+class _Acceptance:
+    """``accept`` memoised per point, and the best accepted point of a score vector."""
+
+    def __init__(self, accept: Callable[[Mapping[str, Any]], bool] | None):
+        self.accept = accept
+        self.memo: dict[int, bool] = {}
+
+    def best(self, scores: np.ndarray, overrides: Sequence[Mapping[str, Any]]) -> int:
+        """The position of the highest score whose point is accepted (ties: first)."""
+        order = np.argsort(-scores, kind="stable")
+        if self.accept is None:
+            return int(order[0])
+        for i in order.tolist():
+            ok = self.memo.get(i)
+            if ok is None:
+                ok = self.memo[i] = bool(self.accept(overrides[i]))
+            if ok:
+                return int(i)
+        raise SweepError(f"none of the {len(overrides)} grid points is accepted")

@@ -80,6 +80,7 @@ from memlab.kernels.mmr import jaccard_rows, mmr_order
 from memlab.kernels.threshold import eligible, keep_first
 from memlab.stages.decay import TemporalDecay, to_epoch_ms
 from memlab.stages.mmr import MMR
+from memlab.tune.models import MODEL_AXIS, expand_overrides, spec_overrides
 
 __all__ = ["ALLOWED_AXES", "INNER_AXES", "MODES", "OUTER_AXES", "SweepEngine", "SweepError",
            "config_mode", "expand_grid", "normalize_axis", "sweep"]
@@ -98,9 +99,11 @@ OUTER_AXES = (
     "memlab.match", "memlab.keywordFallback", "memlab.bm25.variant", "memlab.bm25.k1",
     "memlab.bm25.b", "memlab.bm25.delta", "memlab.tokenizer.lowercase",
     "memlab.tokenizer.stopwords", "memlab.tokenizer.stemmer", "memlab.tokenizer.cjk",
-    "memlab.tokenizer.thai", "provider",
+    "memlab.tokenizer.thai", "provider", "model", "local.modelPath", "remote.baseUrl",
 )
-ALLOWED_AXES = INNER_AXES + OUTER_AXES
+#: Axes of a grid: the config key paths above and the model pseudo-axis ``embedding``
+#: (provider specs, :mod:`memlab.tune.models`).
+ALLOWED_AXES = INNER_AXES + OUTER_AXES + (MODEL_AXIS,)
 METHOD_CODES = {name: code for code, name in enumerate(METHODS)}
 #: The pipeline modes of :func:`memlab.openclaw.openclaw_pipeline`, by code.
 MODES = ("hybrid", "vector", "fts-only")
@@ -132,7 +135,8 @@ def expand_grid(grid: Mapping[str, Any], base: MemlabConfig | None = None
     combination is validated with :meth:`MemlabConfig.with_overrides`; an invalid one raises
     :class:`~memlab.config.ConfigError` naming the grid point. Axes without effect are not
     multiplied: with decay off only the first ``halfLifeDays`` value is kept, with MMR off
-    only the first ``mmr.lambda`` (see :func:`_inert`).
+    only the first ``mmr.lambda`` (see :func:`_inert`). An ``embedding`` axis (provider
+    specs, :mod:`memlab.tune.models`) adds the key paths each spec stands for to the overrides.
 
     >>> ov, _ = expand_grid({"query.hybrid.temporalDecay.enabled": [False, True],
     ...                      "query.hybrid.temporalDecay.halfLifeDays": [7, 30, 90]})
@@ -162,6 +166,9 @@ def expand_grid(grid: Mapping[str, Any], base: MemlabConfig | None = None
     for combo in itertools.product(*axes.values()):
         ov = dict(zip(names, combo, strict=True))
         full = dict(ov)
+        if MODEL_AXIS in ov:
+            full.update({k: v for k, v in spec_overrides(ov[MODEL_AXIS]).items()
+                         if k not in ov})
         if "query.hybrid.vectorWeight" in ov and "query.hybrid.textWeight" not in ov:
             w = ov["query.hybrid.vectorWeight"]
             if isinstance(w, (int, float)) and not isinstance(w, bool):
@@ -170,7 +177,7 @@ def expand_grid(grid: Mapping[str, Any], base: MemlabConfig | None = None
         cfg = cache.get(key)
         if cfg is None:
             try:
-                cfg = base.with_overrides(full)
+                cfg = base.with_overrides(expand_overrides(full))
             except ConfigError as exc:
                 raise ConfigError(
                     [ConfigIssue(i.path, f"{i.message} (grid point {ov})") for i in exc.issues]
@@ -605,6 +612,7 @@ class SweepEngine:
         self._legs: dict[str, _LegData] = {}
         self._corpora: dict[str, Any] = {}
         self._vec_legs: dict[str, pd.DataFrame] = {}
+        self._model_stats: dict[str, dict[str, Any]] = {}
         self._kw_legs: dict[str, tuple[pd.DataFrame, Any]] = {}
         self.timings: dict[str, float] = {}
 
@@ -667,15 +675,37 @@ class SweepEngine:
         if vec is None:
             embedder = self.embedder(cfg)
             start = time.perf_counter()
-            embed_corpus(corpus.texts, embedder, self.executor, progress=self.progress)
-            self.timings["embed"] = self.timings.get("embed", 0.0) + (
-                time.perf_counter() - start)
+            embedded = embed_corpus(corpus.texts, embedder, self.executor,
+                                    progress=self.progress)
+            embed_s = time.perf_counter() - start
+            self.timings["embed"] = self.timings.get("embed", 0.0) + embed_s
             vector = VectorSearch(corpus, embedder, index=cfg.memlab.vector_index,
                                   index_params=cfg.memlab.vector_index_params,
                                   depth=LEG_DEPTH)
+            start = time.perf_counter()
             vec = vector.transform(self.queries)
+            query_s = time.perf_counter() - start
             self._vec_legs[key] = vec
+            stats = self._model_stats.setdefault(_provider_key(cfg), {
+                "texts_embedded": 0, "cache_hits": 0, "embed_s": 0.0, "query_s": 0.0,
+                "queries": 0})
+            stats["texts_embedded"] += embedded
+            stats["cache_hits"] += len(set(corpus.texts)) - embedded
+            stats["embed_s"] += embed_s
+            stats["query_s"] += query_s
+            stats["queries"] += len(self.queries)
+            stats["dims"] = int(embedder.dims)
         return vec
+
+    def model_stats(self, cfg: MemlabConfig) -> dict[str, Any] | None:
+        """The embedding work of ``cfg``'s model in this engine (``None`` before its vector
+        leg ran): corpus texts embedded and found in the cache, seconds of corpus embedding,
+        ``query_ms`` (the vector leg per query: batched query embedding and exact search) and
+        ``dims``. Summed over the vector legs of the model (e.g. several chunkings)."""
+        stats = self._model_stats.get(_provider_key(cfg))
+        if stats is None:
+            return None
+        return {**stats, "query_ms": 1000.0 * stats["query_s"] / max(stats["queries"], 1)}
 
     def _keyword_leg(self, cfg: MemlabConfig, corpus: Any) -> tuple[pd.DataFrame, Any]:
         from memlab.openclaw import keyword_leg
@@ -847,7 +877,8 @@ class SweepEngine:
     def hits(self, config: MemlabConfig | Mapping[str, Any]) -> pd.DataFrame:
         """The hits of one configuration as the engine computes them (``qid, docno, score,
         rank``), for checking against :func:`memlab.openclaw.openclaw_pipeline`."""
-        cfg = config if isinstance(config, MemlabConfig) else self.base.with_overrides(config)
+        cfg = config if isinstance(config, MemlabConfig) else self.base.with_overrides(
+            expand_overrides(config))
         _, qids, hits = self.evaluate_configs([cfg], keep_hits=True)
         rows = []
         for qi, qid in enumerate(qids):
@@ -879,7 +910,7 @@ class SweepEngine:
             overrides = [dict(o) for o in grid]
             if not overrides:
                 raise SweepError("no configurations to evaluate")
-            configs = [self.base.with_overrides(o) for o in overrides]
+            configs = [self.base.with_overrides(expand_overrides(o)) for o in overrides]
         self.timings["expand"] = time.perf_counter() - start
         values, _, _ = self.evaluate_configs(configs, metrics)
         metrics = [m.strip().lower() for m in metrics]
