@@ -217,10 +217,11 @@ def model_report(engine: Any, table: pd.DataFrame, configs: Sequence[MemlabConfi
 def model_systems(systems: Sequence[Any], models: Sequence[str]
                   ) -> list[tuple[str, MemlabConfig]]:
     """Every system (built-in name, config file, mapping or config) with every model spec:
-    ``("hybrid @ local:e5-small-multilingual", config)`` pairs, models varying fastest.
+    ``("hybrid @ local:e5-small-multilingual", config)`` pairs, models varying fastest. A
+    keyword-only system (``provider: "none"``) embeds nothing: it is kept once, as it is.
 
-    >>> [name for name, _ in model_systems(["hybrid"], ["local", "local:e5-small"])]
-    ['hybrid @ local:minilm', 'hybrid @ local:e5-small-multilingual']
+    >>> [name for name, _ in model_systems(["keyword", "hybrid"], ["local", "local:e5-small"])]
+    ['keyword', 'hybrid @ local:minilm', 'hybrid @ local:e5-small-multilingual']
     """
     from memlab.eval.systems import resolve_system
 
@@ -229,6 +230,9 @@ def model_systems(systems: Sequence[Any], models: Sequence[str]
     out = []
     for spec in systems:
         name, cfg = resolve_system(spec)
+        if cfg.memory_search.resolved_provider() == "none":
+            out.append((name, cfg))
+            continue
         for model in models:
             over = cfg.with_overrides(spec_overrides(model))
             out.append((f"{name} @ {model_label(over)}", over))

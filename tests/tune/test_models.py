@@ -55,8 +55,8 @@ def test_the_model_axis_expands_into_exportable_key_columns():
 def test_model_systems_name_each_pair():
     pairs = model_systems(["keyword", "vector"], ["local", "local:e5-small"])
     assert [n for n, _ in pairs] == [
-        "keyword @ local:minilm", "keyword @ local:e5-small-multilingual",
-        "vector @ local:minilm", "vector @ local:e5-small-multilingual"]
+        "keyword", "vector @ local:minilm", "vector @ local:e5-small-multilingual"]
+    assert pairs[0][1].memory_search.resolved_provider() == "none"  # keyword stays keyword
     with pytest.raises(ModelSpecError):
         model_systems(["hybrid"], [])
 
@@ -65,7 +65,7 @@ def test_model_systems_name_each_pair():
 def two_models(small_dataset):
     """A sweep over two packaged models and a knob on the first 32 queries."""
     data = small_dataset
-    grid = {MODEL_AXIS: ["local", "local:e5-small-multilingual"],
+    grid = {MODEL_AXIS: ["local", "local:use-multilingual"],
             "query.hybrid.vectorWeight": [0.5, 0.9]}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -85,9 +85,9 @@ def test_each_model_is_embedded_once_and_equals_an_explicit_config(two_models):
     for s in (stats[0], stats[2]):
         assert s["texts_embedded"] + s["cache_hits"] == n_texts
         assert s["queries"] == len(data.queries) and s["query_ms"] > 0
-    # the e5 row is the config with its key paths set explicitly
+    # the USE row is the config with its key paths set explicitly
     explicit = engine.base.with_overrides({"provider": "local",
-                                           "local.modelPath": "e5-small-multilingual",
+                                           "local.modelPath": "use-multilingual",
                                            "query.hybrid.vectorWeight": 0.9,
                                            "query.hybrid.textWeight": 0.1})
     vals, _, _ = engine.evaluate_configs([explicit], ["ndcg@10"])
@@ -100,7 +100,7 @@ def test_a_second_engine_embeds_nothing_already_cached(two_models):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         again = SweepEngine(data)
-        _, configs = expand_grid({MODEL_AXIS: ["local:e5-small-multilingual"]}, again.base)
+        _, configs = expand_grid({MODEL_AXIS: ["local:use-multilingual"]}, again.base)
         again.evaluate_configs(configs, ["ndcg@10"])
     stats = again.model_stats(configs[0])
     assert stats["texts_embedded"] == 0 and stats["cache_hits"] > 0
@@ -113,9 +113,9 @@ def test_the_model_report_puts_models_side_by_side(two_models):
     assert list(report["embedding"]) == sorted(
         report["embedding"], key=lambda e: -report.set_index("embedding").loc[
             e, "best ndcg@10"])
-    assert set(report["embedding"]) == {"local:minilm", "local:e5-small-multilingual"}
+    assert set(report["embedding"]) == {"local:minilm", "local:use-multilingual"}
     assert (report["configs"] == 2).all() and (report["index_usd"] == 0).all()
-    assert (report["dims"] == 384).all() and (report["tokens"] > 0).all()
+    assert sorted(report["dims"]) == [384, 512] and (report["tokens"] > 0).all()
     by = report.set_index("embedding")
     assert np.isclose(by.loc["local:minilm", "best ndcg@10"],
                       table["ndcg@10"].iloc[:2].max())
@@ -127,7 +127,7 @@ def test_optuna_tunes_the_model_axis(two_models):
     from memlab.tune.optimize import tune
 
     data, engine, _, _ = two_models
-    result = tune(None, {MODEL_AXIS: ["local", "local:e5-small-multilingual"],
+    result = tune(None, {MODEL_AXIS: ["local", "local:use-multilingual"],
                          "query.hybrid.vectorWeight": [0.5, 0.9]},
                   engine=engine, n_trials=4, cv=2, seed=0)
     assert result.method == "optuna" and len(result.out_of_fold) == len(result.qids)
@@ -138,7 +138,7 @@ def test_tune_accept_limits_the_choice(two_models):
     from memlab.tune.optimize import tune
 
     _, engine, _, _ = two_models
-    grid = {MODEL_AXIS: ["local", "local:e5-small-multilingual"]}
+    grid = {MODEL_AXIS: ["local", "local:use-multilingual"]}
     only_minilm = tune(None, grid, engine=engine, cv=2,
                        accept=lambda ov: ov.get("local.modelPath") is None)
     assert all("local.modelPath" not in o for o in only_minilm.folds["overrides"])
