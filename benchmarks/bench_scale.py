@@ -1,23 +1,41 @@
-"""1,000,000 chunks: memlab's vector leg with exact FAISS and an ANN index (IVF or HNSW).
+"""1,000,000 chunks: memlab's hybrid search with exact FAISS and an ANN index (IVF or HNSW).
 
     .venv/bin/python benchmarks/bench_scale.py [--chunks 1000000] [--ann IVF1024,Flat]
-                                               [--tiny] [--out PATH]
+                                               [--no-cache] [--tiny] [--out PATH]
 
-Synthetic chunks (short texts over made-up words, one chunk per document) with seeded
-384-dim unit vectors drawn around ``--clusters`` random centres (real embeddings are
-clustered; ``--clusters 0`` gives uniformly random unit vectors, on which no ANN index
-reaches high recall cheaply). The vectors reach memlab through a provider that returns
-them by chunk number, so nothing is embedded.
+What is real and what is synthetic:
 
-Measured: corpus build and index build seconds (wall) and the RSS growth per chunk of the
-:class:`memlab.stages.vector.VectorSearch` stage (its document vectors, FAISS index and
-in-memory embedding cache; the benchmark's own copy of the vectors is excluded), compared
-with vector bytes + text bytes per chunk (target <= 2x); search p50/p95 ms for one query at a
-time (raw ``index.search`` at depth 10, and the stage's ``transform``) for ``Flat`` (exact)
-and the ANN index, whose parameter (``nprobe`` for IVF, ``efSearch`` for HNSW) is the
-smallest of a doubling ladder with recall@10 >= ``--recall`` against exact on the queries.
-The ANN choice is what ``memlab.vectorIndex`` / ``memlab.vectorIndexParams`` select in a
-config. Machine load is recorded before and after.
+* **Texts (real work):** seeded texts of ``--words`` words over a Zipfian vocabulary of 50,000
+  made-up words, one chunk per document in dated daily files (so temporal decay has work to
+  do). memlab builds everything it builds for a real workspace from them: the chunk table,
+  the in-memory SQLite FTS5 table of the keyword leg, MMR's token matrix, the result columns.
+* **Vectors (precomputed, not embedded):** embedding 1M texts with a local model is out of
+  reach of a 2-core machine, so the vector store is filled with seeded float32 unit vectors of
+  ``--dims`` dims drawn around ``--clusters`` random centres (real embeddings are clustered;
+  ``--clusters 0`` gives uniform random unit vectors, on which no ANN index reaches high
+  recall cheaply). A provider returns them by chunk number. Each query is 3 words of one chunk
+  (so the keyword leg finds it) with that chunk's vector perturbed (so the vector leg is near
+  it).
+
+Measured (one process; machine load recorded before and after):
+
+* build seconds (wall): chunk table, vector leg (vectors + FAISS index), FTS5 table, MMR
+  token matrix; the ANN index build (training included);
+* RSS growth per chunk of everything memlab holds for the search (measured from before the
+  texts are generated, so the texts' own bytes count; the benchmark's copy of the vectors is
+  excluded), for the exact and for the ANN index, against vector bytes + text bytes per chunk
+  (target <= 2x);
+* one query at a time, p50/p95 ms wall (and p50 CPU ms): raw ``index.search`` at depth 10,
+  memlab's vector leg (array path) and memlab's full hybrid search (``MemorySearch.search``:
+  FTS5 + FAISS + merge + decay + MMR + threshold + result objects), for ``Flat`` (exact) and
+  the ANN index;
+* recall@10 against exact of the raw ANN index and of memlab's vector leg on it; the ANN
+  parameter (``nprobe`` for IVF, ``efSearch`` for HNSW) is the smallest of a doubling ladder
+  with recall@10 >= ``--recall``. The ANN choice is what ``memlab.vectorIndex`` /
+  ``memlab.vectorIndexParams`` select in a config (the run sets them in its config).
+
+``--no-cache`` bypasses the vector leg's in-memory embedding cache: at 1M chunks that cache
+(SQLite ``:memory:`` blobs plus per-text arrays while filling) took a process past 12 GB RSS.
 """
 
 from __future__ import annotations
@@ -34,12 +52,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import markdown, versions, write_json  # noqa: E402
+from bench_search import dated_paths  # noqa: E402
 
 from memlab.corpus import Corpus  # noqa: E402
 from memlab.embed.base import EmbeddingProvider  # noqa: E402
 from memlab.embed.cache import CachedEmbedder  # noqa: E402
-from memlab.frames import as_queries  # noqa: E402
-from memlab.stages.vector import VectorSearch  # noqa: E402
+from memlab.frames import Query  # noqa: E402
+
+NOW = "2026-01-01T00:00:00Z"  #: after the last dated file (about 2,000 days from 2020)
 
 
 def rss_mb() -> float:
@@ -63,27 +83,36 @@ def unit_vectors(n: int, dims: int, clusters: int, seed: int) -> np.ndarray:
     return out
 
 
-def texts(n: int, seed: int, words: int = 12) -> list[str]:
-    """Seeded short texts ``c<i> w w w ...`` (the chunk number first, for the provider)."""
+def word_ids(n: int, words: int, seed: int, vocab: int = 50_000) -> np.ndarray:
+    """Seeded ``(n, words)`` word numbers, Zipf-distributed (exponent 1.3)."""
     rng = np.random.default_rng(seed)
-    vocab = np.array([f"w{i:05d}" for i in range(50_000)])
-    ids = np.minimum(rng.zipf(1.3, (n, words)) - 1, len(vocab) - 1)
-    return [f"c{i} " + " ".join(row) for i, row in enumerate(vocab[ids])]
+    return np.minimum(rng.zipf(1.3, (n, words)) - 1, vocab - 1).astype(np.int32)
+
+
+def texts(ids: np.ndarray, block: int = 50_000) -> list[str]:
+    """``c<i> w.. w..``: chunk number first (the provider reads it), then the words (built
+    in blocks of rows, so no ``(n, words)`` array of strings is ever held)."""
+    vocab = np.array([f"w{i:05d}" for i in range(int(ids.max()) + 1)], dtype=object)
+    out: list[str] = []
+    for lo in range(0, len(ids), block):
+        rows = vocab[ids[lo:lo + block]].tolist()
+        out += [f"c{lo + i} " + " ".join(row) for i, row in enumerate(rows)]
+    return out
 
 
 class ArrayVectors(EmbeddingProvider):
-    """Returns precomputed vectors: chunk ``c<i> ...`` gets row ``i`` of ``docs``; a query
-    ``q<j>`` gets row ``j`` of ``queries``."""
+    """Precomputed vectors: chunk ``c<i> ...`` gets row ``i`` of ``docs``; a query text gets
+    its row of ``queries`` (``query_rows``)."""
 
-    def __init__(self, docs: np.ndarray, queries: np.ndarray):
-        self.docs, self.queries = docs, queries
+    def __init__(self, docs: np.ndarray, queries: np.ndarray, query_rows: dict[str, int]):
+        self.docs, self.queries, self.query_rows = docs, queries, query_rows
 
     def embed_documents(self, texts):
         rows = [int(t.split(" ", 1)[0][1:]) for t in texts]
         return self.docs[rows]
 
     def embed_query(self, text):
-        return self.queries[int(text[1:])]
+        return self.queries[self.query_rows[text]]
 
     def dims(self) -> int:
         return self.docs.shape[1]
@@ -93,33 +122,42 @@ class ArrayVectors(EmbeddingProvider):
 
 
 class Uncached(CachedEmbedder):
-    """The stage's embedder without its in-memory embedding cache (``--no-cache``): at 1M
-    chunks that cache (SQLite ``:memory:`` blobs plus per-text arrays while filling) took the
-    process past 12 GB RSS, so the scale run measures the index without it."""
+    """The embedder without its in-memory document cache (``--no-cache``)."""
 
     def embed_documents(self, texts):
         return self.provider.embed_documents(texts)
 
 
-def latencies_ms(fn, items) -> tuple[float, float]:
-    times = []
+def latencies(fn, items) -> dict[str, float]:
+    """p50/p95 wall ms and p50 CPU ms of ``fn`` over ``items``, one at a time."""
+    wall, cpu = [], []
     for item in items:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         fn(item)
-        times.append(time.perf_counter() - t0)
-    ms = np.asarray(times) * 1000.0
-    return float(np.percentile(ms, 50)), float(np.percentile(ms, 95))
+        cpu.append(time.process_time() - c0)
+        wall.append(time.perf_counter() - t0)
+    ms = np.asarray(wall) * 1000.0
+    return {"p50": float(np.percentile(ms, 50)), "p95": float(np.percentile(ms, 95)),
+            "cpu_p50": float(np.percentile(np.asarray(cpu) * 1000.0, 50))}
 
 
-def recall_at(found: np.ndarray, truth: np.ndarray) -> float:
-    return float(np.mean([len(set(f) & set(t)) / len(t) for f, t in zip(found, truth,
-                                                                          strict=True)]))
+def recall_at(found, truth) -> float:
+    """Mean share of each query's true top-k found."""
+    return float(np.mean([len(set(np.asarray(f).tolist()) & set(t.tolist())) / len(t)
+                          for f, t in zip(found, truth, strict=True)]))
+
+
+def timed(fn) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--chunks", type=int, default=1_000_000)
     ap.add_argument("--dims", type=int, default=384)
+    ap.add_argument("--words", type=int, default=60, help="words per chunk text")
     ap.add_argument("--clusters", type=int, default=1000)
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--ann", default="IVF1024,Flat",
@@ -129,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--build-threads", type=int, default=2,
                     help="FAISS threads for building/training the ANN index")
     ap.add_argument("--no-cache", action="store_true",
-                    help="bypass the stage's in-memory embedding cache (needed at 1M chunks)")
+                    help="bypass the vector leg's in-memory embedding cache (needed at 1M)")
     ap.add_argument("--tiny", action="store_true", help="20,000 chunks, IVF64, 50 queries")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args(argv)
@@ -138,101 +176,141 @@ def main(argv: list[str] | None = None) -> int:
         args.ann = "IVF64,Flat" if args.ann.startswith("IVF") else args.ann
     import faiss
 
+    from memlab.openclaw import MemorySearch
+
     faiss.omp_set_num_threads(args.threads)
     load_before = os.getloadavg()
+    n, n_warm = args.chunks, 5
     t0 = time.perf_counter()
-    docs = unit_vectors(args.chunks, args.dims, args.clusters, seed=1)
-    # queries: perturbed corpus vectors (a query near what it should find)
+    docs = unit_vectors(n, args.dims, args.clusters, seed=1)
     rng = np.random.default_rng(2)
-    picks = rng.integers(0, args.chunks, args.queries)
-    queries = docs[picks] + 0.5 * rng.standard_normal((args.queries, args.dims),
-                                                       dtype=np.float32) / np.sqrt(args.dims)
-    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
-    chunk_texts = texts(args.chunks, seed=3)
-    text_bytes = sum(len(t.encode()) for t in chunk_texts) / args.chunks
-    gen_s = time.perf_counter() - t0
+    picks = rng.integers(0, n, args.queries + n_warm)
+    qvecs = docs[picks] + 0.5 * rng.standard_normal((len(picks), args.dims),
+                                                     dtype=np.float32) / np.sqrt(args.dims)
+    qvecs /= np.linalg.norm(qvecs, axis=1, keepdims=True)
+    ids = word_ids(n, args.words, seed=3)
+    qwords = [ids[p][rng.choice(args.words, 3, replace=False)] for p in picks]
+    del_ids_bytes = ids.nbytes
+    gen_vectors_s = time.perf_counter() - t0
     gc.collect()
-    rss0 = rss_mb()
+    rss0 = rss_mb()  # the benchmark's vectors and word numbers are excluded from here on
     t0 = time.perf_counter()
-    corpus = Corpus.from_texts(chunk_texts)
+    chunk_texts = texts(ids)
+    query_texts = [" ".join(f"w{w:05d}" for w in row) for row in qwords]
+    query_texts = [f"{t} q{j}" if t in query_texts[:j] else t  # distinct texts
+                   for j, t in enumerate(query_texts)]
+    del ids
+    text_bytes = sum(len(t.encode()) for t in chunk_texts) / n
+    gen_texts_s = time.perf_counter() - t0
+    provider = ArrayVectors(docs, qvecs, {t: j for j, t in enumerate(query_texts)})
+    embedder = Uncached(provider) if args.no_cache else CachedEmbedder(provider)
+    warm, queries = query_texts[:n_warm], query_texts[n_warm:]
+    qrow = {t: j for j, t in enumerate(query_texts)}
+    build = {}
+    t0 = time.perf_counter()
+    corpus = Corpus.from_texts(chunk_texts, dated_paths(n, per_file=max(25, n // 2000)))
     del chunk_texts
-    corpus_s = time.perf_counter() - t0
-    gc.collect()
-    rss_corpus = rss_mb()
-    provider = ArrayVectors(docs, queries)
-    stage = VectorSearch(corpus, Uncached(provider) if args.no_cache else provider,
-                         index="Flat", depth=10)
-    t0 = time.perf_counter()
-    stage.fit()
-    flat_build_s = time.perf_counter() - t0
+    build["chunk table"] = time.perf_counter() - t0
+    config = {"memorySearch": {"provider": "local", "query": {"hybrid": {
+        "mmr": {"enabled": True}, "temporalDecay": {"enabled": True}}}},
+        "memlab": {"keyword": "fts5", "vectorIndex": "Flat"}}
+    ms = MemorySearch.from_corpus(corpus, config, embedder)
+    pipe = ms.pipeline(now=NOW)
+    fusion = pipe.stages[0]
+    vec, fts = fusion.vector.stage, fusion.text.stage
+    mmr = next(s for s in pipe.stages if type(s).__name__ == "MMR")
+    build["vector leg (vectors + Flat)"] = timed(vec.fit)
+    build["FTS5 table"] = timed(lambda: fts.transform_query(Query(warm[0], boost=False)))
+    build["MMR token matrix"] = timed(mmr.token_matrix)
+    build["first search (result columns)"] = timed(lambda: ms.search(warm[0], now=NOW))
+    for q in warm:
+        ms.search(q, now=NOW)
     gc.collect()
     rss_flat = rss_mb()
-    qframes = [as_queries(f"q{j}") for j in range(args.queries)]
-    exact = stage.index_
-    _, truth = exact.search(queries, 10)
-    flat_raw = latencies_ms(lambda j, ix=exact: ix.search(queries[j:j + 1], 10),
-                            range(args.queries))
-    flat_stage = latencies_ms(stage.transform, qframes)
-    # the ANN index on the same stage: only the FAISS index is rebuilt
+
+    def measure(index) -> dict[str, dict[str, float]]:
+        unit = {q: qvecs[qrow[q]][None, :] for q in queries}
+        out = {"raw faiss search (k=10)": latencies(lambda q: index.search(unit[q], 10),
+                                                    queries),
+               "memlab vector leg (arrays)": latencies(
+                   lambda q: vec.transform_query(Query(q, limit=int(fusion.candidates))),
+                   queries),
+               "memlab hybrid search (FTS5 + FAISS + merge + decay + MMR)": latencies(
+                   lambda q: ms.search(q, now=NOW), queries)}
+        return out
+
+    exact = vec.index_
+    qmat = np.ascontiguousarray(qvecs[[qrow[q] for q in queries]])
+    _, truth = exact.search(qmat, 10)
+    flat = measure(exact)
+    del exact
+    # the ANN index on the same leg: only the FAISS index is rebuilt (the config's
+    # memlab.vectorIndex / memlab.vectorIndexParams, set on the built pipeline)
     is_ivf = args.ann.upper().startswith("IVF")
     knob = "nprobe" if is_ivf else "efSearch"
-    t0 = time.perf_counter()
-    del exact
-    stage.index_ = None  # free the exact index before the ANN one is built
+    vec.index_ = None  # free the exact index before the ANN one is built
+    gc.collect()
     faiss.omp_set_num_threads(args.build_threads)
-    stage.set_params(index=args.ann, index_params=None)
-    stage.fit()
+    vec.set_params(index=args.ann, index_params=None)
+    ann_build_s = timed(vec.fit)
     faiss.omp_set_num_threads(args.threads)
-    ann_build_s = time.perf_counter() - t0
     gc.collect()
     rss_ann = rss_mb()
-    ann = stage.index_
     ps = faiss.ParameterSpace()
     ladder = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
     chosen, recall = None, 0.0
     for value in ladder:
-        ps.set_index_parameters(ann, f"{knob}={value}")
-        _, found = ann.search(queries, 10)
+        ps.set_index_parameters(vec.index_, f"{knob}={value}")
+        _, found = vec.index_.search(qmat, 10)
         recall = recall_at(found, truth)
         if recall >= args.recall:
             chosen = value
             break
-    stage.set_params(index_params=f"{knob}={chosen or ladder[-1]}")
-    stage.fit()  # same index string: re-applies the parameter
-    ann = stage.index_
-    ann_raw = latencies_ms(lambda j: ann.search(queries[j:j + 1], 10), range(args.queries))
-    ann_stage = latencies_ms(stage.transform, qframes)
+    vec.set_params(index_params=f"{knob}={chosen or ladder[-1]}")
+    vec.fit()  # same index: re-applies the parameter (rebuilds the FAISS index)
+    leg_recall = recall_at([vec.transform_query(Query(q, limit=10)).docno for q in queries],
+                           truth)
+    ann = measure(vec.index_)
+    load_after = os.getloadavg()
     vec_bytes = args.dims * 4
-    per_chunk = {"corpus_kb": (rss_corpus - rss0) * 1024 / args.chunks,
-                 "flat_stage_kb": (rss_flat - rss0) * 1024 / args.chunks,
-                 "ann_stage_kb": (rss_ann - rss0) * 1024 / args.chunks}
     target_kb = (vec_bytes + text_bytes) / 1024
-    row = {"chunks": args.chunks, "dims": args.dims, "clusters": args.clusters,
-           "queries": args.queries, "ann": args.ann, "ann_param": f"{knob}={chosen}",
-           "ann_recall_at_10": recall, "generate_s": gen_s, "corpus_s": corpus_s,
-           "flat_build_s": flat_build_s, "ann_build_s": ann_build_s,
-           "flat_raw_ms": flat_raw, "flat_stage_ms": flat_stage,
-           "ann_raw_ms": ann_raw, "ann_stage_ms": ann_stage,
-           "rss_per_chunk_kb": per_chunk, "vector_plus_text_kb": target_kb,
-           "memory_ratio_flat": per_chunk["flat_stage_kb"] / target_kb,
+    per_chunk = {"flat_kb": (rss_flat - rss0) * 1024 / n, "ann_kb": (rss_ann - rss0) * 1024 / n}
+    row = {"chunks": n, "dims": args.dims, "words": args.words, "clusters": args.clusters,
+           "queries": len(queries), "ann": args.ann, "ann_param": f"{knob}={chosen}",
+           "ann_recall_at_10": recall, "ann_leg_recall_at_10": leg_recall,
+           "generate_vectors_s": gen_vectors_s, "generate_texts_s": gen_texts_s,
+           "build_s": build, "build_total_s": sum(build.values()), "ann_build_s": ann_build_s,
+           "flat_ms": flat, "ann_ms": ann, "rss_per_chunk_kb": per_chunk,
+           "vector_bytes": vec_bytes, "text_bytes": text_bytes,
+           "vector_plus_text_kb": target_kb,
+           "memory_ratio_flat": per_chunk["flat_kb"] / target_kb,
+           "memory_ratio_ann": per_chunk["ann_kb"] / target_kb,
            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-           "loadavg_before": load_before, "loadavg_after": os.getloadavg(),
+           "benchmark_own_arrays_mb": (docs.nbytes + qvecs.nbytes + del_ids_bytes) / 2**20,
+           "loadavg_before": load_before, "loadavg_after": load_after,
            "embedding_cache": not args.no_cache, "faiss_threads": args.threads,
            "faiss_build_threads": args.build_threads}
-    headers = ["chunks", "index", "build s", "search p50 / p95 ms (raw faiss)",
-               "stage p50 / p95 ms", "recall@10 vs exact (target >= 0.99)",
-               "RSS per chunk KB (stage incl. corpus)", "vs vector+text bytes (target <= 2x)"]
-    body = [[args.chunks, "Flat (exact)", f"{flat_build_s:.1f}",
-             f"{flat_raw[0]:.2f} / {flat_raw[1]:.2f}", f"{flat_stage[0]:.2f} / {flat_stage[1]:.2f}",
-             "1 (reference)", f"{per_chunk['flat_stage_kb']:.2f}",
-             f"{row['memory_ratio_flat']:.2f}x"],
-            [args.chunks, f"{args.ann}, {knob}={chosen}", f"{ann_build_s:.1f}",
-             f"{ann_raw[0]:.2f} / {ann_raw[1]:.2f}", f"{ann_stage[0]:.2f} / {ann_stage[1]:.2f}",
-             f"{recall:.4f}", f"{per_chunk['ann_stage_kb']:.2f}",
-             f"{per_chunk['ann_stage_kb'] / target_kb:.2f}x"]]
-    print(f"{args.chunks} chunks, {args.dims} dims, {args.clusters} clusters, "
-          f"{args.queries} queries, faiss threads {args.threads}; vector + text bytes per "
-          f"chunk {target_kb:.2f} KB; load {load_before[0]:.1f} -> {os.getloadavg()[0]:.1f}")
+    headers = ["index", "build s", "raw faiss p50 / p95 ms", "vector leg p50 / p95 ms",
+               "hybrid search p50 / p95 ms (CPU p50)", "recall@10 vs exact (>= 0.99)",
+               "RSS per chunk KB", "vs vector+text bytes (<= 2x)"]
+    hyb = "memlab hybrid search (FTS5 + FAISS + merge + decay + MMR)"
+
+    def cells(name, build_s, res, rec, kb):
+        r, v, h = res["raw faiss search (k=10)"], res["memlab vector leg (arrays)"], res[hyb]
+        return [name, f"{build_s:.1f}", f"{r['p50']:.2f} / {r['p95']:.2f}",
+                f"{v['p50']:.2f} / {v['p95']:.2f}",
+                f"{h['p50']:.2f} / {h['p95']:.2f} ({h['cpu_p50']:.2f})", rec, f"{kb:.2f}",
+                f"{kb / target_kb:.2f}x"]
+
+    body = [cells("Flat (exact)", build["vector leg (vectors + Flat)"], flat, "1 (reference)",
+                  per_chunk["flat_kb"]),
+            cells(f"{args.ann}, {knob}={chosen}", ann_build_s, ann,
+                  f"{recall:.4f} (leg {leg_recall:.4f})", per_chunk["ann_kb"])]
+    print(f"{n} chunks ({args.words}-word real texts, FTS5 built; synthetic precomputed "
+          f"{args.dims}-dim vectors around {args.clusters} centres), {len(queries)} queries "
+          f"one at a time, faiss threads {args.threads}; vector + text bytes per chunk "
+          f"{target_kb:.2f} KB; load {load_before[0]:.2f} -> {load_after[0]:.2f}")
+    print("build s: " + ", ".join(f"{k} {v:.1f}" for k, v in build.items()))
     print(markdown(headers, body))
     path = write_json("bench_scale", {"versions": versions("faiss-cpu"),
                                       "params": vars(args) | {"out": str(args.out)},

@@ -1,12 +1,16 @@
 """Search latency, one query at a time as an agent issues them: memlab vs the raw calls.
 
-    .venv/bin/python benchmarks/bench_search.py [--chunks 50000] [--queries 100] [--tiny]
+    .venv/bin/python benchmarks/bench_search.py [--chunks 5000,50000,200000] [--queries 100]
+                                                [--clock cpu|wall] [--tiny] [--out PATH]
 
 A seeded synthetic corpus (Zipfian vocabulary; chunks in dated daily files, so temporal decay
 has work to do) and seeded random unit vectors (query embedding is excluded: query vectors
 are embedded once before timing and served from the embedder's query cache). Measured, per
 query, round-robin over the variants (``--repeat`` rounds, the median per query, then
-p50/p95 over queries):
+p50/p95 over queries), in process CPU time by default (``--clock cpu``: a busy shared machine
+moves it far less than wall time; ``--clock wall`` for wall time). Each size in ``--chunks``
+is a separate corpus; the machine's load average before and after each size, the BLAS
+thread pools (threadpoolctl) and FAISS's thread count are recorded with the results:
 
 * memlab's full hybrid search (``MemorySearch.search``: FTS5 keyword leg, FAISS ``Flat``
   vector leg, weighted merge, temporal decay, MMR, threshold, result objects) -- the fast
@@ -19,7 +23,7 @@ p50/p95 over queries):
   followed, when it finds nothing, by one raw query per keyword of OpenClaw's fallback
   (what the production leg does for such queries).
 
-Overhead = memlab hybrid p50 / raw (FTS5 + faiss) p50. Target: <= 1.5x.
+Overhead = memlab hybrid p50 / raw (FTS5 + faiss) p50, per size. Target: <= 1.5x.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from __future__ import annotations
 import argparse
 import gc
 import hashlib
+import os
 import sys
 import time
 from pathlib import Path
@@ -86,17 +91,26 @@ class RandomVectors(EmbeddingProvider):
         return {"provider": "random", "dims": self._dims}
 
 
-def per_query_ms(variants: dict[str, object], items: list, repeat: int) -> dict[str, np.ndarray]:
+def per_query_ms(variants: dict[str, object], items: list, repeat: int,
+                 clock=time.process_time) -> dict[str, np.ndarray]:
     """Median ms per item of each variant, the variants run round-robin per item (so machine
-    load drifts hit all of them alike)."""
+    load drifts hit all of them alike); ``clock`` is process CPU time by default."""
     out = {name: np.zeros((repeat, len(items))) for name in variants}
     for r in range(repeat):
         for i, item in enumerate(items):
             for name, fn in variants.items():
-                t0 = time.perf_counter()
+                t0 = clock()
                 fn(item)
-                out[name][r, i] = time.perf_counter() - t0
+                out[name][r, i] = clock() - t0
     return {name: np.median(v, axis=0) * 1000.0 for name, v in out.items()}
+
+
+def thread_pools() -> list[dict[str, object]]:
+    """The native thread pools loaded (BLAS, OpenMP) and their thread counts."""
+    from threadpoolctl import threadpool_info
+
+    return [{k: info.get(k) for k in ("user_api", "internal_api", "num_threads", "version")}
+            for info in threadpool_info()]
 
 
 def dated_paths(n: int, per_file: int = 25) -> list[str]:
@@ -107,25 +121,22 @@ def dated_paths(n: int, per_file: int = 25) -> list[str]:
     return [f"memory/{start + dt.timedelta(days=i // per_file)}.md" for i in range(n)]
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--chunks", type=int, default=50_000)
-    ap.add_argument("--queries", type=int, default=100)
-    ap.add_argument("--repeat", type=int, default=3, help="rounds over the queries")
-    ap.add_argument("--tiny", action="store_true", help="2,000 chunks, 20 queries")
-    ap.add_argument("--out", type=Path, default=None)
-    args = ap.parse_args(argv)
-    if args.tiny:
-        args.chunks, args.queries, args.repeat = 2_000, 20, 1
+HYBRID = "memlab hybrid search (fast path: FTS5 + FAISS + merge + decay + MMR)"
+RAW = "raw FTS5 + raw faiss"
+RAW_SAME = "raw FTS5 same work + raw faiss"
+FRAMES = "memlab hybrid, DataFrame pipeline (MemorySearch.run)"
+
+
+def run_size(n_chunks: int, n_queries: int, repeat: int, clock) -> dict[str, object]:
+    """Every variant on one seeded corpus of ``n_chunks`` chunks; p50/p95 ms and the ratios."""
     import faiss
 
     from memlab.embed.cache import CachedEmbedder
     from memlab.openclaw import MemorySearch
     from memlab.text.keywords import fallback_terms
 
-    faiss.omp_set_num_threads(1)
     n_warm = 10
-    docs, queries = zipf_corpus(args.chunks, args.queries + n_warm)
+    docs, queries = zipf_corpus(n_chunks, n_queries + n_warm)
     warm, queries = queries[:n_warm], queries[n_warm:]
     corpus = Corpus.from_texts(docs, dated_paths(len(docs)))
     config = {"memorySearch": {"provider": "local", "query": {"hybrid": {
@@ -181,9 +192,8 @@ def main(argv: list[str] | None = None) -> int:
         return index.search(unit[q], depth)
 
     variants = {
-        "memlab hybrid search (fast path: FTS5 + FAISS + merge + decay + MMR)":
-            lambda q: ms.search(q, now=now),
-        "memlab hybrid, DataFrame pipeline (MemorySearch.run)": frame_pipeline,
+        HYBRID: lambda q: ms.search(q, now=now),
+        FRAMES: frame_pipeline,
         "memlab FTS5 leg (stage, DataFrame)": lambda q: fts.transform(frames[q]),
         "memlab FTS5 leg (arrays)": lambda q: fts.transform_query(Query(q, boost=False)),
         "memlab FAISS leg (stage, DataFrame)": lambda q: vec.transform(frames[q]),
@@ -192,42 +202,75 @@ def main(argv: list[str] | None = None) -> int:
         "raw sqlite FTS5": raw_fts,
         "raw sqlite FTS5, same work (+ fallback queries)": raw_fts_same_work,
         "raw faiss search": raw_faiss,
-        "raw FTS5 + raw faiss": lambda q: (raw_fts(q), raw_faiss(q)),
-        "raw FTS5 same work + raw faiss": lambda q: (raw_fts_same_work(q), raw_faiss(q)),
+        RAW: lambda q: (raw_fts(q), raw_faiss(q)),
+        RAW_SAME: lambda q: (raw_fts_same_work(q), raw_faiss(q)),
     }
-    # The 50,000-chunk corpus, FTS table, vectors and token matrix are long-lived: move them
-    # out of the cyclic GC's view (gc.freeze) so a collection triggered by one variant's
-    # garbage does not scan them inside another variant's timing.
+    # The corpus, FTS table, vectors and token matrix are long-lived: move them out of the
+    # cyclic GC's view (gc.freeze) so a collection triggered by one variant's garbage does
+    # not scan them inside another variant's timing.
     gc.collect()
     gc.freeze()
-    legs = per_query_ms(variants, queries, args.repeat)
+    load_before = os.getloadavg()
+    legs = per_query_ms(variants, queries, repeat, clock)
+    load_after = os.getloadavg()
     gc.unfreeze()
     p50 = {name: float(np.percentile(v, 50)) for name, v in legs.items()}
     p95 = {name: float(np.percentile(v, 95)) for name, v in legs.items()}
-    rows = [[name, p50[name], p95[name]] for name in legs]
-    hybrid = "memlab hybrid search (fast path: FTS5 + FAISS + merge + decay + MMR)"
-    overhead = p50[hybrid] / p50["raw FTS5 + raw faiss"]
-    overhead_same = p50[hybrid] / p50["raw FTS5 same work + raw faiss"]
-    frame_overhead = (p50["memlab hybrid, DataFrame pipeline (MemorySearch.run)"]
-                      / p50["raw FTS5 + raw faiss"])
-    n_fb = sum(fell_back.values())
-    print(f"{args.chunks} chunks, {len(queries)} queries one at a time (median of "
-          f"{args.repeat} rounds per query), candidates {depth}; setup {build_s:.1f}s; "
-          f"{n_fb}/{len(queries)} queries find nothing with the full AND query and run "
-          "OpenClaw's keyword fallback")
-    print(markdown(["variant", "p50 ms", "p95 ms"], rows))
-    print(markdown(["ratio (p50)", "value", "target", "status"], [
-        ["memlab hybrid / (raw FTS5 + raw faiss)", overhead, "<= 1.5x",
-         "met" if overhead <= 1.5 else "MISSED"],
-        ["memlab hybrid / (raw FTS5 same work + raw faiss)", overhead_same, "<= 1.5x",
-         "met" if overhead_same <= 1.5 else "MISSED"],
-        ["DataFrame pipeline / (raw FTS5 + raw faiss)", frame_overhead, "(research API)", ""],
-    ]))
+    return {"chunks": n_chunks, "queries": len(queries), "candidates": depth,
+            "setup_s": build_s, "fallback_queries": sum(fell_back.values()),
+            "loadavg_before": load_before, "loadavg_after": load_after,
+            "p50_ms": p50, "p95_ms": p95,
+            "overhead_ratio": p50[HYBRID] / p50[RAW],
+            "overhead_ratio_same_work": p50[HYBRID] / p50[RAW_SAME],
+            "dataframe_pipeline_ratio": p50[FRAMES] / p50[RAW]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--chunks", default="5000,50000,200000",
+                    help="comma-separated corpus sizes, one run each")
+    ap.add_argument("--queries", type=int, default=100)
+    ap.add_argument("--repeat", type=int, default=3, help="rounds over the queries")
+    ap.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
+                    help="process CPU time (default) or wall time")
+    ap.add_argument("--tiny", action="store_true", help="2,000 chunks, 20 queries")
+    ap.add_argument("--out", type=Path, default=None)
+    args = ap.parse_args(argv)
+    sizes = [int(c) for c in str(args.chunks).split(",") if c.strip()]
+    if args.tiny:
+        sizes, args.queries, args.repeat = [2_000], 20, 1
+    import faiss
+
+    faiss.omp_set_num_threads(1)
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
+    runs = [run_size(n, args.queries, args.repeat, clock) for n in sizes]
+    for run in runs:
+        print(f"{run['chunks']} chunks, {run['queries']} queries one at a time (median of "
+              f"{args.repeat} rounds per query, {args.clock} time), candidates "
+              f"{run['candidates']}; setup {run['setup_s']:.1f}s; {run['fallback_queries']}/"
+              f"{run['queries']} queries find nothing with the full AND query and run "
+              f"OpenClaw's keyword fallback; load {run['loadavg_before'][0]:.2f} -> "
+              f"{run['loadavg_after'][0]:.2f}")
+        print(markdown(["variant", "p50 ms", "p95 ms"],
+                       [[name, run["p50_ms"][name], run["p95_ms"][name]]
+                        for name in run["p50_ms"]]))
+    headers = ["chunks", "hybrid / (raw FTS5 + raw faiss)",
+               "hybrid / (raw FTS5 same work + raw faiss)", "target", "status",
+               "DataFrame pipeline / raw (research API)", "load (1 min) before -> after"]
+    rows = [[run["chunks"], run["overhead_ratio"], run["overhead_ratio_same_work"], "<= 1.5x",
+             "met" if run["overhead_ratio"] <= 1.5 else "MISSED",
+             run["dataframe_pipeline_ratio"],
+             f"{run['loadavg_before'][0]:.2f} -> {run['loadavg_after'][0]:.2f}"]
+            for run in runs]
+    print(f"ratios of p50 {args.clock} time, FAISS threads {faiss.omp_get_max_threads()}, "
+          f"native thread pools {thread_pools()} (the single-query path holds "
+          "BLAS at 1 thread while it runs)")
+    print(markdown(headers, rows))
     path = write_json("bench_search", {
         "versions": versions("faiss-cpu"), "params": vars(args) | {"out": str(args.out)},
-        "fallback_queries": n_fb, "p50_ms": p50, "p95_ms": p95,
-        "overhead_ratio": overhead, "overhead_ratio_same_work": overhead_same,
-        "dataframe_pipeline_ratio": frame_overhead}, args.out)
+        "clock": args.clock, "faiss_threads": faiss.omp_get_max_threads(),
+        "thread_pools": thread_pools(), "runs": runs,
+        "table": {"headers": headers, "rows": rows}}, args.out)
     print(f"wrote {path}")
     return 0
 

@@ -22,10 +22,19 @@ it and runs any other stage through ``transform`` on a one-query frame, so a cus
 anywhere in a pipeline is still exact, only slower. A final selection whose eligible set does
 not depend on order (:class:`Selects`, e.g. thresholds) is handed to the stage before it
 (``query.cut``), so an order-only stage such as MMR can stop once the selection is full.
+
+The single-query path runs with numpy's BLAS on one thread (:func:`single_thread_blas`): one
+query's arrays are a few dozen candidates, and a multi-threaded BLAS spends more on waking
+its threads than on a product that small (MMR's Jaccard block cost 5-10x its one-thread CPU
+time with OpenBLAS's two threads). Products of 0/1 blocks and per-element loops give the same
+bits on any thread count.
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any, Protocol, runtime_checkable
 
@@ -57,6 +66,56 @@ class Selects(Protocol):
 
     def eligible_query(self, hits: QueryHits) -> tuple[np.ndarray, int]:  # pragma: no cover
         ...
+
+
+class _BlasLimit:
+    """numpy's BLAS thread pool held at one thread while any single query runs (a depth count
+    under a lock, so overlapping queries in threads restore the original count once, last)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.depth = 0
+        self.pool: Any = None  # threadpoolctl's controller of the BLAS libraries (lazy)
+        self.limiter: Any = None
+
+    def enter(self) -> None:
+        with self.lock:
+            if self.depth == 0:
+                if self.pool is None:
+                    # threadpoolctl (a scikit-learn dependency) finds the loaded BLAS
+                    # (OpenBLAS, MKL, BLIS) and sets its thread count; ~20 us per query
+                    from threadpoolctl import ThreadpoolController
+
+                    self.pool = ThreadpoolController().select(user_api="blas")
+                self.limiter = self.pool.limit(limits=1)
+            self.depth += 1
+
+    def exit(self) -> None:
+        with self.lock:
+            self.depth -= 1
+            if self.depth == 0 and self.limiter is not None:
+                self.limiter.restore_original_limits()
+                self.limiter = None
+
+
+_BLAS = _BlasLimit()
+
+
+@contextmanager
+def single_thread_blas() -> Iterator[None]:
+    """Run the block with numpy's BLAS on one thread, then restore its thread count (what the
+    single-query path does; see the module docstring).
+
+    >>> import numpy as np
+    >>> with single_thread_blas():
+    ...     int((np.ones((3, 4), dtype=np.float32) @ np.ones((4, 3), dtype=np.float32))[0, 0])
+    4
+    """
+    _BLAS.enter()
+    try:
+        yield
+    finally:
+        _BLAS.exit()
 
 
 def run_query(stage: Any, query: Query, hits: QueryHits | None = None) -> QueryHits:
@@ -117,12 +176,13 @@ class Sequence(Stage):
         if isinstance(query, str):
             query = Query(query.strip())
         stages = self.stages
-        for i, stage in enumerate(stages):
-            nxt = stages[i + 1] if i + 1 < len(stages) else None
-            here = query
-            if nxt is not None and getattr(nxt, "eligible_query", None) is not None:
-                here = replace(query, cut=nxt)
-            hits = run_query(stage, here, hits)
+        with single_thread_blas():
+            for i, stage in enumerate(stages):
+                nxt = stages[i + 1] if i + 1 < len(stages) else None
+                here = query
+                if nxt is not None and getattr(nxt, "eligible_query", None) is not None:
+                    here = replace(query, cut=nxt)
+                hits = run_query(stage, here, hits)
         return hits if hits is not None else QueryHits.empty()
 
     def named_stages(self) -> dict[str, Stage]:
