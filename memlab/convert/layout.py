@@ -38,9 +38,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memlab.eval.collection import SESSION_OVERRIDES
+from memlab.lazy import lazy_exports
 
-__all__ = ["LAYOUTS", "SESSION_OVERRIDES", "Placement", "Session", "Turn", "write_layout"]
+__all__ = ["LAYOUTS", "SESSION_OVERRIDES", "Placement", "Session",  # noqa: F822 (lazy, below)
+           "Turn", "write_layout"]
+
+# re-exported on first use: memlab.eval.collection pulls in scipy.stats (start-up, issue 16)
+__getattr__, __dir__ = lazy_exports(__name__, {"SESSION_OVERRIDES": "memlab.eval.collection"})
 
 LAYOUTS = ("notes", "transcripts")
 

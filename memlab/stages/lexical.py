@@ -68,7 +68,7 @@ from sklearn.feature_extraction.text import TfidfTransformer
 
 from memlab.bm25.index import bm25_weights, count_texts
 from memlab.bm25.score import BACKENDS, Postings, QueryTerms, query_terms, rank
-from memlab.frames import as_queries, build_hits
+from memlab.frames import Query, QueryHits, as_queries, build_hits
 from memlab.kernels.keyword import merge_keyword_hits
 from memlab.kernels.keyword import relevance_to_score as bm25_rank_to_score
 from memlab.pipeline import Stage
@@ -269,6 +269,37 @@ class _LexicalStage(Stage):
             hits["boosted_score"] = boosted
         hits["fallback"] = is_fallback
         return hits
+
+    def transform_query(self, query: Query, hits: QueryHits | None = None) -> QueryHits:
+        """One query's hits as arrays, without building frames (the single-query path of
+        :meth:`memlab.pipeline.Sequence.transform_query`): the same hits, scores and order as
+        :meth:`transform` of ``query.text``. Without ``query.boost`` (a fusion that does not
+        read it) OpenClaw's boosted score is skipped (``boosted_score`` NaN), unless the
+        keyword fallback runs, whose merge orders by it.
+
+        >>> from memlab.corpus import Corpus
+        >>> stage = BM25(Corpus.from_texts(["deploy key", "rotate the key", "lunch"]))
+        >>> stage.transform_query(Query("deploy key")).docno.tolist()
+        [0, 1]
+        """
+        self._fit()
+        text = query.text
+        docnos, scores = self._rank([text])[0]
+        if self.fallback and self.match == "all" and len(docnos) == 0:
+            found = self._fallback([text], [0]).get(0)
+            if found is not None:
+                docnos, scores, boosted = found
+                return QueryHits(docnos, scores, text_score=self._text_scores(scores),
+                                 boosted_score=boosted,
+                                 fallback=np.ones(len(docnos), dtype=bool))
+        text_scores = self._text_scores(scores)
+        if query.boost:
+            boosted = self._boosted(np.zeros(len(docnos), dtype=np.int64), docnos, [text],
+                                    text_scores)
+        else:
+            boosted = np.full(len(docnos), np.nan)
+        return QueryHits(docnos, scores, text_score=text_scores, boosted_score=boosted,
+                         fallback=np.zeros(len(docnos), dtype=bool))
 
     def _rank(self, texts: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per query text: (docnos, raw scores) of its hits, best first, at most ``depth``,
