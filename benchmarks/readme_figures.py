@@ -118,6 +118,20 @@ def data_line(ds) -> str:
             f"{len(ds.qrels)} line-span judgments.")
 
 
+def sessions_line(ds) -> str:
+    """nDCG@10 of the sample's ``session`` queries keyword-only, without and with transcripts."""
+    from memlab.eval.systems import evaluate_systems
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sessions = evaluate_systems(ds, ["keyword", SESSIONS_SYSTEM], ["ndcg@10"], by_tag=True,
+                                    n_resamples=1000)
+    st = sessions.by_tag[sessions.by_tag["tag"] == "session"].set_index("system")
+    without, with_ = (float(st.loc[s, "ndcg@10"]) for s in sessions.table.index)
+    return (f"Keyword-only (`provider: \"none\"`), nDCG@10 on the {int(st['judged'].iloc[0])} "
+            f"`session` queries is {without:.3f} without transcripts and {with_:.3f} with them.")
+
+
 def sample_figures() -> dict[str, str]:
     """The ``sample-eval``, ``sample-tags``, ``sample-sessions`` and ``sample-data`` blocks,
     computed."""
@@ -128,8 +142,6 @@ def sample_figures() -> dict[str, str]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         cmp = evaluate_systems(ds, SAMPLE_SYSTEMS, by_tag=True)
-        sessions = evaluate_systems(ds, ["keyword", SESSIONS_SYSTEM], ["ndcg@10"], by_tag=True,
-                                    n_resamples=1000)
     main = cmp.to_markdown(by_tag=False)
     tags = cmp.by_tag
     rows = []
@@ -143,14 +155,9 @@ def sample_figures() -> dict[str, str]:
         rows.append(cells)
     table = markdown_table(["tag", "queries", "judged", *TAG_SYSTEMS], rows,
                            "lrr" + "r" * len(TAG_SYSTEMS))
-    st = sessions.by_tag[sessions.by_tag["tag"] == "session"].set_index("system")
-    without, with_ = (float(st.loc[s, "ndcg@10"]) for s in sessions.table.index)
-    sentence = (f"Keyword-only (`provider: \"none\"`), nDCG@10 on the {int(st['judged'].iloc[0])} "
-                f"`session` queries is {without:.3f} without transcripts and {with_:.3f} with "
-                "them.")
     return {"sample-eval": f"\n{main}\n\n{window_line(ds)}\n\n",
             "sample-tags": f"\n{table}\n\n",
-            "sample-sessions": f"\n{sentence}\n\n",
+            "sample-sessions": f"\n{sessions_line(ds)}\n\n",
             "sample-data": f"\n{data_line(ds)}\n\n"}
 
 
@@ -204,6 +211,17 @@ def collection_figures(body: str, names: list[str]) -> str:
     return ("\n" + "\n".join([*head, *table]) + "\n\n" + collection_summary(cells) + "\n\n")
 
 
+def gate_figure() -> str:
+    """The ``quality-gate`` block: :func:`memlab.eval.quality_gate.quality_gate` on the sample
+    (5-fold CV; the overall, per-fold and per-tag tables and the verdict)."""
+    from memlab.eval.quality_gate import quality_gate
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gate = quality_gate(SAMPLE)
+    return f"\n{gate.to_markdown()}\n\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true",
@@ -212,6 +230,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--collections", default="",
                         help="comma-separated shared collections to re-measure (e.g. cacm)")
     parser.add_argument("--readme", default=str(README))
+    parser.add_argument("--gate", action="store_true",
+                        help="also re-run the quality gate (the quality-gate block; slow)")
     args = parser.parse_args(argv)
     path = Path(args.readme)
     text = path.read_text(encoding="utf-8")
@@ -219,6 +239,8 @@ def main(argv: list[str] | None = None) -> int:
     missing = [n for n in ("sample-eval", "sample-tags", "sample-sessions", "sample-data")
                if n not in have]
     names = [n.strip() for n in args.collections.split(",") if n.strip()]
+    if args.gate and "quality-gate" not in have:
+        missing.append("quality-gate")
     if names and "collections" not in have:
         missing.append("collections")
     if missing:
@@ -226,6 +248,8 @@ def main(argv: list[str] | None = None) -> int:
               "<!-- /figures -->)", file=sys.stderr)
         return 2
     new = sample_figures()
+    if args.gate:
+        new["quality-gate"] = gate_figure()
     if names:
         new["collections"] = collection_figures(have["collections"], names)
     if args.check:
