@@ -12,13 +12,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
 from memlab.config.json5io import read_source
 from memlab.profiles import PROFILES, check_profile, resolve_profile
 
-__all__ = ["add_profile_argument", "dispatch"]
+__all__ = ["add_profile_argument", "add_projects_argument", "dispatch", "parse_projects",
+           "refuse_profile", "sweep_2026_9_command"]
 
 
 def add_profile_argument(parser: argparse.ArgumentParser) -> None:
@@ -26,6 +28,69 @@ def add_profile_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", choices=PROFILES, help="OpenClaw release line to "
                         "reproduce (default: memlab.profile, else the config layout: "
                         "memory.search means 2026.9, agents.defaults.memorySearch 2026.7)")
+
+
+def add_projects_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``--projects KEY,KEY`` (the session's active projects, 2026.9 only)."""
+    parser.add_argument("--projects", metavar="KEY,KEY", help="2026.9 profile: the session's "
+                        "active project keys, as the memory_search tool gets them (entries "
+                        "annotated with one x1.15, other project entries x0.9)")
+
+
+def parse_projects(text: str | None) -> list[str] | None:
+    """``--projects`` as a list of keys (``None`` when not given).
+
+    >>> parse_projects("acme/aurora, acme/billing")
+    ['acme/aurora', 'acme/billing']
+    """
+    keys = [k.strip() for k in (text or "").split(",") if k.strip()]
+    return keys or None
+
+
+def refuse_profile(args: argparse.Namespace, verb: str, why: str) -> int | None:
+    """Exit code 2 with a message naming the verb, the profile and ``why`` when ``--profile
+    2026.9`` asks a verb for what it cannot do on the 2026.9 profile; ``None`` otherwise."""
+    if getattr(args, "profile", None) == "2026.9":
+        print(f"memlab: error: memlab {verb} --profile 2026.9 is not supported: {why}",
+              file=sys.stderr)
+        return 2
+    return None
+
+
+def sweep_2026_9_command(args: argparse.Namespace, dataset: Any, grid: dict[str, Any],
+                         base: Any, metric: str, metrics: list[str]) -> int:
+    """``memlab sweep --profile 2026.9``: the grid (or ``--optuna N`` trials) on the 2026.9
+    profile (:mod:`memlab.tune.sweep_2026_9`); ``base`` is a 2026.9 config file or None."""
+    from memlab.eval.upgrade import config_2026_9
+    from memlab.tune.sweep_2026_9 import Ranker2026_9, sweep_2026_9, tune_2026_9
+
+    if args.cv:
+        print("memlab: error: memlab sweep --profile 2026.9 has no --cv (the 2026.9 sweep and "
+              "--optuna are in-sample); drop --cv", file=sys.stderr)
+        return 2
+    if getattr(dataset, "workspace", None) is None:
+        print("memlab: error: memlab sweep --profile 2026.9 ranks a memory dataset (a "
+              "workspace), not a BEIR collection", file=sys.stderr)
+        return 2
+    config = config_2026_9(base)[1] if base else {"memory": {"search": {"provider": "local"}}}
+    ranker = Ranker2026_9(dataset, config)
+    if args.optuna is not None:
+        table = tune_2026_9(dataset, grid, config, n_trials=args.optuna, metric=metric,
+                            seed=args.seed, metrics=metrics, ranker=ranker)
+        print(f"Optuna TPE on the 2026.9 profile: {args.optuna} trials, in-sample")
+    else:
+        table = sweep_2026_9(dataset, grid, config, metrics=metrics, ranker=ranker)
+        table = table.sort_values(metric, ascending=False, kind="stable")
+        print(f"{len(table)} configurations on the 2026.9 profile")
+    print(f"({ranker.searches} searches, {ranker.selections} selections); top {args.top} by "
+          f"{metric}:")
+    print(table.drop(columns=["dataset"]).head(args.top).to_string(index=False))
+    if args.out:
+        out = Path(args.out)
+        (table.to_parquet if out.suffix.lower() == ".parquet" else table.to_csv)(
+            out, index=False)
+        print(f"wrote {len(table)} rows to {out}", file=sys.stderr)
+    return 0
 
 
 def _raw_config(args: argparse.Namespace) -> dict[str, Any]:
@@ -63,6 +128,10 @@ def dispatch(verb: str, args: argparse.Namespace) -> int | None:
     profile = (check_profile(args.profile, "--profile") if getattr(args, "profile", None)
                else resolve_profile(raw))
     if profile != "2026.9":
+        if getattr(args, "projects", None):
+            print(f"memlab: error: --projects needs the 2026.9 profile (this is {profile}, "
+                  "which has no project ranking): pass --profile 2026.9", file=sys.stderr)
+            return 2
         return None
     from memlab.profiles.openclaw_2026_9 import Search2026_9
 
@@ -79,16 +148,16 @@ def dispatch(verb: str, args: argparse.Namespace) -> int | None:
                   f"({agent}).")
             return 0
         ms.sync()
-        if verb == "status":
-            status = {"agent": agent, "profile": "2026.9", "indexPath": str(path),
-                      **{k: ms.meta.get(k) for k in ("provider", "model", "files", "chunks",
-                                                     "ftsTokenizer", "sources",
-                                                     "chunkingVersion", "vectorDims")}}
-            print(json.dumps(status, ensure_ascii=False, indent=2) if args.json else
-                  "\n".join(f"{k}: {v}" for k, v in status.items()))
+        if verb == "status":  # the shape of `openclaw memory status [--json]` of 2026.9.6
+            from memlab.profiles.status_2026_9 import format_status, status_2026_9
+
+            entry = status_2026_9(ms, agent, path)
+            print(json.dumps([entry], ensure_ascii=False, indent=2) if args.json else
+                  format_status(entry))
             return 0
         payload = ms.search(args.query, max_results=args.max_results,
-                            min_score=args.min_score, now=args.now)
+                            min_score=args.min_score, now=args.now,
+                            active_projects=parse_projects(getattr(args, "projects", None)))
     finally:
         ms.close()
     if args.json:

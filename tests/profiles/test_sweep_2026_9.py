@@ -164,3 +164,29 @@ def test_cli_search_projects(dataset, tmp_path, capsys):
     assert memory_score(ops) / memory_score(plain) == pytest.approx(1.15)
     code, _, err = _run_cli([*args, "--projects", "acme/ops", "--profile", "2026.7"], capsys)
     assert code == 2 and "--projects needs the 2026.9 profile" in err
+
+
+def test_cli_sweep_profile_2026_9_and_refusals(dataset, tmp_path, capsys):
+    grid = tmp_path / "grid.json5"
+    grid.write_text('{"query.maxResults": [1, 6], "query.minScore": [0, 0.5]}')
+    base = tmp_path / "base.json5"
+    base.write_text('{memory: {search: {provider: "none"}}}')
+    out = tmp_path / "rows.csv"
+    code, text, _ = _run_cli(["sweep", str(dataset.root), "--grid", str(grid), "--base",
+                              str(base), "--profile", "2026.9", "--metric", "recall@10",
+                              "--out", str(out)], capsys)
+    assert code == 0 and "4 configurations on the 2026.9 profile" in text
+    assert f"({len(QUERIES)} searches, {4 * len(QUERIES)} selections)" in text
+    import pandas as pd
+
+    assert len(pd.read_csv(out)) == 4
+    code, _, err = _run_cli(["sweep", str(dataset.root), "--grid", str(grid), "--base",
+                             str(base), "--profile", "2026.9", "--cv", "2"], capsys)
+    assert code == 2 and "no --cv" in err
+    code, _, err = _run_cli(["calibrate", str(dataset.root), "--target-precision", "0.5",
+                             "--profile", "2026.9"], capsys)
+    assert code == 2 and "calibrate --profile 2026.9 is not supported" in err
+    code, _, err = _run_cli(["bench-providers", str(dataset.root), "--provider", "none",
+                             "--profile", "2026.9"],
+                            capsys)
+    assert code == 2 and "bench-providers --profile 2026.9 is not supported" in err
