@@ -15,8 +15,24 @@ reports one row per provider/system:
     model load / first-call time (local models; ~0 for remote).
 ``index_s``
     seconds spent embedding the corpus (the documents) during the run.
-``query_p50_ms, query_p95_ms``
-    latency of embedding one query, measured per query after the run (one call each).
+``query_p50_ms, query_p95_ms, query_cpu_p50_ms``
+    latency (wall) of embedding one query, and its process CPU time, after the run: with
+    the thread count fixed (``threads``), ``latency_warmup`` untimed calls first, then
+    ``latency_samples`` timed calls, one query each, cycling over the dataset's queries.
+``threads, torch_threads, native_threads``
+    the thread count asked for (``threads``, default 1: the latency of one query on one
+    core, comparable between machines and runs) and what was in effect while the provider
+    ran: PyTorch's intra-op threads (``None`` when PyTorch is not loaded) and the native
+    pools threadpoolctl controls (BLAS, OpenMP) as ``api=threads``. An ONNX Runtime session
+    keeps its own pool (ONNX Runtime's default: one thread per core).
+``load_before, load_after``
+    the machine's 1-minute load average before and after the latency measurement (on a
+    busy machine, wall latency is not the provider's: compare CPU time, or re-run).
+``window, chunks_over_window``
+    the model's input window in tokens and how many of the embedded chunks are longer (so
+    truncated when embedded), counted by the model's tokenizer
+    (:func:`memlab.embed.window.window_report`); ``None`` / NaN when memlab does not know the
+    model's window (remote providers, models that are not packaged).
 ``bytes_sent, tokens, token_source``
     UTF-8 bytes of all texts embedded during the run (corpus + queries) and their tokens:
     counted by the model's tokenizer when memlab has it (``tokenizer``), else estimated as
@@ -46,17 +62,23 @@ from __future__ import annotations
 
 import copy
 import math
+import os
+import sys
 import time
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 import numpy as np
-import pandas as pd
 
 from memlab.embed.base import EmbeddingProvider
 
-__all__ = ["DEFAULT_PRICES", "bench_providers", "format_table", "parse_spec"]
+if TYPE_CHECKING:  # pandas loads only when a table is built (start-up: issue 16)
+    import pandas as pd
+
+__all__ = ["DEFAULT_LATENCY_SAMPLES", "DEFAULT_LATENCY_WARMUP", "DEFAULT_PRICES", "bench_providers",
+           "fixed_threads", "format_table", "parse_spec", "query_latency", "window_counts"]
 
 #: USD per 1M input tokens (public list prices as of 2026; override them). Keys are
 #: ``provider:model`` or ``provider`` (any model of that provider).
@@ -77,6 +99,9 @@ DEFAULT_PRICES: dict[str, float] = {
 }
 _LOOPBACK = {"127.0.0.1", "localhost", "::1", "0.0.0.0"}
 DEFAULT_METRICS = ("ndcg@10", "recall@10", "mrr@10")
+#: Timed query embeddings per provider (after the warm-up), and untimed warm-up calls.
+DEFAULT_LATENCY_SAMPLES = 200
+DEFAULT_LATENCY_WARMUP = 5
 
 
 def parse_spec(spec: str) -> dict[str, Any]:
@@ -229,18 +254,104 @@ def _merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+@contextmanager
+def fixed_threads(threads: int | None) -> Iterator[dict[str, Any]]:
+    """Hold PyTorch's intra-op threads (when PyTorch is loaded) and the native BLAS/OpenMP
+    pools (threadpoolctl) at ``threads`` for the block, then restore them; yields what is in
+    effect (``torch_threads``, ``native_threads``). ``None`` changes nothing (records only).
+
+    >>> with fixed_threads(1) as info:
+    ...     info["threads"]
+    1
+    """
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    torch = sys.modules.get("torch")  # only a model that uses PyTorch has loaded it
+    old_torch = torch.get_num_threads() if torch is not None else None
+    limiter = threadpool_limits(limits=int(threads)) if threads is not None else None
+    try:
+        if torch is not None and threads is not None:
+            torch.set_num_threads(int(threads))
+        pools = sorted({f"{p['internal_api']}={p['num_threads']}" for p in threadpool_info()})
+        yield {"threads": threads,
+               "torch_threads": torch.get_num_threads() if torch is not None else None,
+               "native_threads": ",".join(pools)}
+    finally:
+        if torch is not None and old_torch is not None:
+            torch.set_num_threads(old_torch)
+        if limiter is not None:
+            limiter.restore_original_limits()
+
+
+def query_latency(provider: EmbeddingProvider, queries: Sequence[str], samples: int,
+                  warmup: int) -> dict[str, float]:
+    """p50/p95 wall ms and p50 CPU ms of ``provider.embed_query``: ``warmup`` untimed calls,
+    then ``samples`` timed ones, cycling over ``queries``; the load average around them.
+
+    >>> from memlab.embed.hashing import HashingProvider
+    >>> sorted(query_latency(HashingProvider(), ["a", "b"], 10, 2))
+    ['load_after', 'load_before', 'query_cpu_p50_ms', 'query_p50_ms', 'query_p95_ms']
+    """
+    nan = float("nan")
+    load_before = os.getloadavg()[0]
+    if not queries or samples < 1:
+        return {"query_p50_ms": nan, "query_p95_ms": nan, "query_cpu_p50_ms": nan,
+                "load_before": load_before, "load_after": os.getloadavg()[0]}
+    for i in range(max(0, int(warmup))):
+        provider.embed_query(queries[i % len(queries)])
+    wall, cpu = np.empty(int(samples)), np.empty(int(samples))
+    for i in range(int(samples)):
+        q = queries[i % len(queries)]
+        t0, c0 = time.perf_counter(), time.process_time()
+        provider.embed_query(q)
+        cpu[i] = time.process_time() - c0
+        wall[i] = time.perf_counter() - t0
+    return {"query_p50_ms": float(np.percentile(wall, 50) * 1000.0),
+            "query_p95_ms": float(np.percentile(wall, 95) * 1000.0),
+            "query_cpu_p50_ms": float(np.percentile(cpu, 50) * 1000.0),
+            "load_before": load_before, "load_after": os.getloadavg()[0]}
+
+
+def window_counts(provider: EmbeddingProvider, texts: Sequence[str]) -> dict[str, Any]:
+    """``window`` (tokens) and ``chunks_over_window`` of a packaged local model, through
+    :func:`memlab.embed.window.window_report`; unknown (``None``/NaN) for other providers.
+
+    >>> window_counts(object(), ["text"])
+    {'window': None, 'chunks_over_window': nan}
+    """
+    unknown = {"window": None, "chunks_over_window": float("nan")}
+    from memlab.embed.local import LocalProvider
+
+    if not isinstance(provider, LocalProvider):
+        return unknown
+    from memlab.embed.window import window_report
+
+    try:
+        report = window_report(list(texts), provider.model_path or "minilm", provider=provider)
+    except KeyError:  # not a packaged model: its window is unknown
+        return unknown
+    if report.window is None:
+        return {"window": None, "chunks_over_window": 0}
+    return {"window": report.window, "chunks_over_window": report.over}
+
+
 def bench_providers(dataset: Any, specs: Sequence[Any], *,
                     systems: Sequence[str] = ("vector",),
                     metrics: Sequence[str] = DEFAULT_METRICS, depth: int = 10,
                     prices: Mapping[str, float] | None = None,
-                    latency_queries: int | None = None, progress: Any = None
-                    ) -> pd.DataFrame:
+                    latency_queries: int | None = None, progress: Any = None,
+                    threads: int | None = 1,
+                    latency_samples: int = DEFAULT_LATENCY_SAMPLES,
+                    latency_warmup: int = DEFAULT_LATENCY_WARMUP) -> pd.DataFrame:
     """Benchmark embedding providers on ``dataset`` (a path or a loaded dataset).
 
     ``systems`` are built-in system names (``vector``, ``hybrid``, ...) whose ``memorySearch``
     is combined with each provider; ``prices`` overrides :data:`DEFAULT_PRICES`;
-    ``latency_queries`` caps the queries timed one by one (default: all). ``progress`` is
-    called with a message before each provider/system. Returns one row per provider/system.
+    ``latency_queries`` caps the distinct queries timed one by one (default: all), which
+    ``latency_samples`` timed calls cycle over after ``latency_warmup`` untimed ones;
+    ``threads`` fixes PyTorch's and the native pools' threads while each provider runs
+    (``None``: leave them). ``progress`` is called with a message before each
+    provider/system. Returns one row per provider/system.
     """
     from memlab.config import load_config
     from memlab.eval.experiment import evaluate
@@ -265,6 +376,7 @@ def bench_providers(dataset: Any, specs: Sequence[Any], *,
         dims = int(provider.dims)  # loads a local model
         load_s = time.perf_counter() - t0
         metered = _Metered(provider)
+        windows: dict[str, Any] | None = None  # the same chunks for every system
         for system in systems:
             if system not in NAMED_SYSTEMS:
                 raise ValueError(f"unknown system {system!r}: one of {', '.join(NAMED_SYSTEMS)}")
@@ -275,16 +387,15 @@ def bench_providers(dataset: Any, specs: Sequence[Any], *,
             if progress is not None:
                 progress(f"{label} / {system}")
             metered.reset()
-            hits = run_system(dataset, cfg, depth=depth, embedders=_Inject(metered))
+            with fixed_threads(threads) as in_effect:
+                hits = run_system(dataset, cfg, depth=depth, embedders=_Inject(metered))
+                lat = query_latency(provider, qtexts, latency_samples, latency_warmup)
             means = evaluate(hits, dataset.qrels, metrics, queries=dataset.queries,
                              level=level).means
-            lat = []
-            for q in qtexts:
-                t1 = time.perf_counter()
-                provider.embed_query(q)
-                lat.append((time.perf_counter() - t1) * 1000.0)
             sent = metered.doc_texts + metered.query_texts
             tokens, source = _count_tokens(provider, sent)
+            if windows is None:
+                windows = window_counts(provider, metered.doc_texts)
             usd = _price(provider, table)
             out_dims = metered.out_dims or dims
             row: dict[str, Any] = {"provider": label, "model": provider.model,
@@ -296,8 +407,14 @@ def bench_providers(dataset: Any, specs: Sequence[Any], *,
                 "n_queries": len(metered.query_texts),
                 "load_s": round(load_s, 3),
                 "index_s": round(metered.doc_s, 3),
-                "query_p50_ms": float(np.percentile(lat, 50)) if lat else float("nan"),
-                "query_p95_ms": float(np.percentile(lat, 95)) if lat else float("nan"),
+                "query_p50_ms": lat["query_p50_ms"],
+                "query_p95_ms": lat["query_p95_ms"],
+                "query_cpu_p50_ms": lat["query_cpu_p50_ms"],
+                "latency_samples": int(latency_samples) if qtexts else 0,
+                **in_effect,
+                "load_before": lat["load_before"],
+                "load_after": lat["load_after"],
+                **windows,
                 "bytes_sent": sum(len(t.encode("utf-8")) for t in sent),
                 "tokens": tokens,
                 "token_source": source,
@@ -306,6 +423,8 @@ def bench_providers(dataset: Any, specs: Sequence[Any], *,
                 "storage_bytes": len(metered.doc_texts) * out_dims * 4,
             })
             rows.append(row)
+    import pandas as pd
+
     return pd.DataFrame(rows)
 
 
@@ -350,8 +469,19 @@ def add_bench_parser(sub: Any) -> None:
     p.add_argument("--price", action="append", default=[], metavar="KEY=USD",
                    help="USD per 1M tokens for PROVIDER or PROVIDER:MODEL (overrides defaults)")
     p.add_argument("--latency-queries", type=int, default=None,
-                   help="time at most this many queries one by one (default: all)")
+                   help="time at most this many distinct queries (default: all)")
+    p.add_argument("--latency-samples", type=int, default=DEFAULT_LATENCY_SAMPLES,
+                   help="timed query embeddings per provider, cycling over the queries "
+                   f"(default {DEFAULT_LATENCY_SAMPLES})")
+    p.add_argument("--latency-warmup", type=int, default=DEFAULT_LATENCY_WARMUP,
+                   help=f"untimed query embeddings first (default {DEFAULT_LATENCY_WARMUP})")
+    p.add_argument("--threads", type=int, default=1,
+                   help="PyTorch and BLAS/OpenMP threads while a provider runs (default 1; "
+                   "0: leave them as they are)")
     p.add_argument("--format", choices=["markdown", "csv", "json"], default="markdown")
+    from memlab.cli.profile_2026_9 import add_profile_argument
+
+    add_profile_argument(p)  # 2026.9 is refused with the alternative
     from memlab.cli.profile_2026_9 import add_profile_argument
 
     add_profile_argument(p)  # 2026.9 is refused with the alternative
@@ -359,15 +489,18 @@ def add_bench_parser(sub: Any) -> None:
 
 
 def _bench_cmd(args: Any) -> int:
-    import sys
-
     from memlab.cli.profile_2026_9 import refuse_profile
 
     if (code := refuse_profile(args, "bench-providers", "it ranks with the 2026.7 systems; "
                                "compare providers on 2026.9 with memlab sweep --profile "
                                "2026.9 over provider/model axes")) is not None:
         return code
+    from memlab.cli.profile_2026_9 import refuse_profile
 
+    if (code := refuse_profile(args, "bench-providers", "it ranks with the 2026.7 systems; "
+                               "compare providers on 2026.9 with memlab sweep --profile "
+                               "2026.9 over provider/model axes")) is not None:
+        return code
     prices: dict[str, float] = {}
     for item in args.price:
         key, sep, value = item.rpartition("=")
@@ -378,6 +511,9 @@ def _bench_cmd(args: Any) -> int:
                          metrics=[m.strip() for m in args.metrics.split(",") if m.strip()],
                          depth=args.depth, prices=prices,
                          latency_queries=args.latency_queries,
+                         latency_samples=args.latency_samples,
+                         latency_warmup=args.latency_warmup,
+                         threads=args.threads or None,
                          progress=None if getattr(args, "no_progress", False) else
                          lambda msg: print(f"bench: {msg}", file=sys.stderr, flush=True))
     if args.format == "csv":

@@ -1,6 +1,7 @@
 """``memlab sweep``: evaluate a grid of configurations, optionally tuned with cross-validation.
 
-    memlab sweep DATASET --grid GRID_FILE [--base CONFIG] [--cv K] [--optuna N_TRIALS]
+    memlab sweep DATASET --grid GRID_FILE [--base CONFIG] [--model SPEC ...] [--cv K]
+                 [--optuna N_TRIALS] [--price SPEC=USD]
                  [--backend local|dask[:ADDRESS]] [--n-jobs N] [--metric ndcg@10]
                  [--metrics LIST] [--by-tag] [--top N] [--seed S] [--out results.parquet|.csv]
                  [--unknown-ids error|drop|keep]
@@ -16,6 +17,14 @@ The grid file is JSON5 (or YAML, when PyYAML is installed and the file ends in `
 config file (relative to the grid file; ``--base`` wins)::
 
     {"query.hybrid.vectorWeight": [0, 0.1, 0.2], "query.hybrid.mmr.enabled": [false, true]}
+
+The embedding model is an axis like any other: ``"embedding": ["local:minilm",
+"local:e5-small-multilingual", "openai:text-embedding-3-small"]`` in the grid, or ``--model
+SPEC`` (repeatable; provider specs as in :mod:`memlab.tune.models`). Each model's vector leg is
+computed once, through the embedding cache; with more than one model the output adds a table
+of the models side by side (best and first-row quality, texts embedded vs cached, seconds,
+per-query latency of the vector leg, tokens and indexing cost at ``--price`` /
+:data:`memlab.cli.bench.DEFAULT_PRICES`).
 """
 
 from __future__ import annotations
@@ -76,6 +85,12 @@ def add_sweep_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--base", metavar="CONFIG", help="base OpenClaw config (JSON5) the grid "
                    "overrides (default: the grid file's 'base', else OpenClaw's defaults with "
                    "the local model)")
+    p.add_argument("--model", action="append", metavar="SPEC", help="an embedding model axis "
+                   "value: local[:ALIAS_OR_PATH], openai-compatible:URL#MODEL, "
+                   "PROVIDER[:MODEL] or none; repeat for several (same as an 'embedding' "
+                   "grid axis)")
+    p.add_argument("--price", action="append", default=[], metavar="KEY=USD",
+                   help="USD per 1M tokens for PROVIDER or PROVIDER:MODEL in the model table")
     p.add_argument("--cv", type=int, metavar="K", help="K-fold cross-validation over queries: "
                    "report the chosen config's out-of-sample score and the gap")
     p.add_argument("--optuna", type=int, metavar="N_TRIALS", help="tune with Optuna TPE "
@@ -92,6 +107,9 @@ def add_sweep_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="FILE", help="write the results table (.parquet or .csv)")
     p.add_argument("--unknown-ids", choices=["error", "drop", "keep"],
                    help="BEIR qrels naming unknown documents: fail (default), drop or keep them")
+    from memlab.cli.profile_2026_9 import add_profile_argument
+
+    add_profile_argument(p)  # 2026.9: memlab.tune.sweep_2026_9 (grid or --optuna)
     from memlab.cli.profile_2026_9 import add_profile_argument
 
     add_profile_argument(p)  # 2026.9: memlab.tune.sweep_2026_9 (grid or --optuna)
@@ -135,6 +153,37 @@ def _significance(per_query: Any, top: list[int], metric: str, *, seed: int = 0)
     return "\n".join(parts)
 
 
+def _prices(items: list[str]) -> dict[str, float]:
+    """``--price KEY=USD`` items over :data:`memlab.cli.bench.DEFAULT_PRICES`."""
+    from memlab.cli.bench import DEFAULT_PRICES
+
+    prices = dict(DEFAULT_PRICES)
+    for item in items:
+        key, sep, value = item.rpartition("=")
+        try:
+            prices[key.strip()] = float(value)
+        except ValueError:
+            key = ""
+        if not sep or not key.strip():
+            raise ValueError(f"--price {item!r}: use PROVIDER[:MODEL]=USD_PER_1M_TOKENS")
+    return prices
+
+
+def _print_models(args: argparse.Namespace, engine: Any, table: pd.DataFrame,
+                  configs: list[Any], metric: str) -> None:
+    """The models of the grid side by side, when there are several."""
+    from memlab.tune.models import model_label, model_report
+
+    if len({model_label(c) for c in configs}) < 2:
+        return
+    report = model_report(engine, table, configs, metric,
+                          prices=_prices(getattr(args, "price", []) or []))
+    print("\nembedding models side by side (quality of each model's best row and of its "
+          "first row; embedding work of this run; query_ms: the vector leg per query; "
+          "index_usd: embedding the corpus at usd_per_1m):")
+    print(report.to_string(index=False))
+
+
 def sweep_command(args: argparse.Namespace) -> int:
     """Run ``memlab sweep`` (see the module doc)."""
     import warnings
@@ -150,6 +199,13 @@ def sweep_command(args: argparse.Namespace) -> int:
     if metric not in metrics:
         metrics.insert(0, metric)
     grid, grid_base = load_grid(args.grid)
+    if getattr(args, "model", None):
+        from memlab.tune.models import MODEL_AXIS
+
+        if MODEL_AXIS in grid:
+            raise ValueError(f"--model and the grid's {MODEL_AXIS!r} axis both name models: "
+                             "use one of them")
+        grid = {MODEL_AXIS: list(args.model), **grid}
     base = args.base or grid_base
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -203,6 +259,7 @@ def _sweep(args: argparse.Namespace, engine: Any, dataset: Any, grid: dict[str, 
     print(ranked[shown].head(args.top).to_string(index=False))
     print(_significance(values[engine.judged_mask(), :, metrics.index(metric)],
                         list(ranked.index[:args.top]), metric, seed=args.seed))
+    _print_models(args, engine, table, configs, metric)
     if args.cv:
         from memlab.tune.optimize import tune
 
