@@ -482,9 +482,6 @@ def add_bench_parser(sub: Any) -> None:
     from memlab.cli.profile_2026_9 import add_profile_argument
 
     add_profile_argument(p)  # 2026.9 is refused with the alternative
-    from memlab.cli.profile_2026_9 import add_profile_argument
-
-    add_profile_argument(p)  # 2026.9 is refused with the alternative
     p.set_defaults(func=_bench_cmd)
 
 

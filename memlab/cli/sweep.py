@@ -110,9 +110,6 @@ def add_sweep_parser(subparsers: Any) -> argparse.ArgumentParser:
     from memlab.cli.profile_2026_9 import add_profile_argument
 
     add_profile_argument(p)  # 2026.9: memlab.tune.sweep_2026_9 (grid or --optuna)
-    from memlab.cli.profile_2026_9 import add_profile_argument
-
-    add_profile_argument(p)  # 2026.9: memlab.tune.sweep_2026_9 (grid or --optuna)
     p.set_defaults(func=sweep_command)
     return p
 
