@@ -26,10 +26,24 @@ from memlab.corpus import Corpus
 from memlab.frames import QueryHits
 from memlab.snippet import citation, snippet
 
-__all__ = ["MODES", "ResultBuilder", "hits_to_results"]
+__all__ = ["COMPONENTS", "MODES", "ResultBuilder", "hits_to_results", "mode_of"]
 
 #: The modes of :func:`memlab.openclaw.openclaw_pipeline`, as OpenClaw names them.
 MODES = ("hybrid", "fts-only", "vector")
+#: The score components a result reports in each mode (besides ``score``).
+COMPONENTS: dict[str, tuple[str, ...]] = {"hybrid": ("vectorScore", "textScore"),
+                                          "fts-only": ("textScore",), "vector": ()}
+
+
+def mode_of(vector: bool, text: bool) -> str:
+    """The mode of a pipeline from the legs it has (a vector leg, a keyword leg).
+
+    >>> mode_of(True, True), mode_of(False, True), mode_of(True, False)
+    ('hybrid', 'fts-only', 'vector')
+    """
+    if not (vector or text):
+        raise ValueError("a pipeline needs a vector leg, a keyword leg or both")
+    return "hybrid" if vector and text else ("vector" if vector else "fts-only")
 
 
 class ResultBuilder:
@@ -76,11 +90,8 @@ class ResultBuilder:
                 cols["end_line"][d])
             item: dict[str, Any] = {"path": path, "startLine": start, "endLine": end,
                                     "score": float(score)}
-            if mode == "hybrid":
-                item["vectorScore"] = float(v)
-                item["textScore"] = float(t)
-            elif mode == "fts-only":
-                item["textScore"] = float(t)
+            components = {"vectorScore": v, "textScore": t}
+            item.update((name, float(components[name])) for name in COMPONENTS[mode])
             item["snippet"] = self.snippet(d)
             item["source"] = cols["source"][d]
             item["citation"] = citation(path, start, end)

@@ -32,7 +32,6 @@ its ``widget``), or drive it from code and tests by setting widget values
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -40,12 +39,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from memlab.config import HybridConfig
+from memlab.config.types import MAX_CANDIDATE_MULTIPLIER, MAX_CANDIDATES
+from memlab.frames import QueryHits
+from memlab.kernels.fusion import normalize_weights
+from memlab.results import COMPONENTS, ResultBuilder, mode_of
 from memlab.widgets.common import html_table, ipywidgets_module, short_text
 
 __all__ = ["Explorer", "relevant_grades"]
 
 #: Depth at which the explorer runs each leg once (OpenClaw's maximum ``candidates``).
-LEG_DEPTH = 200
+LEG_DEPTH = MAX_CANDIDATES
 
 
 def relevant_grades(hits: pd.DataFrame, qrels: pd.DataFrame) -> np.ndarray:
@@ -60,16 +64,15 @@ def relevant_grades(hits: pd.DataFrame, qrels: pd.DataFrame) -> np.ndarray:
     >>> relevant_grades(hits, qrels).tolist()
     [2, 0, 0]
     """
-    out = np.zeros(len(hits), dtype=np.int64)
     if not len(hits) or not len(qrels):
-        return out
-    for i, (path, start, end) in enumerate(zip(hits["path"], hits["start_line"],
-                                               hits["end_line"], strict=True)):
-        spans = qrels[(qrels["path"] == path) & (qrels["start_line"] <= end)
-                      & (qrels["end_line"] >= start)]
-        if len(spans):
-            out[i] = int(spans["grade"].max())
-    return out
+        return np.zeros(len(hits), dtype=np.int64)
+    # hits x spans at once (a few hits against one query's spans: a small matrix)
+    overlap = ((hits["path"].to_numpy(dtype=object)[:, None]
+                == qrels["path"].to_numpy(dtype=object)[None, :])
+               & (qrels["start_line"].to_numpy()[None, :] <= hits["end_line"].to_numpy()[:, None])
+               & (qrels["end_line"].to_numpy()[None, :] >= hits["start_line"].to_numpy()[:, None]))
+    grades = np.where(overlap, qrels["grade"].to_numpy(dtype=np.int64)[None, :], 0)
+    return grades.max(axis=1)
 
 
 def _load_dataset(dataset: Any) -> Any:
@@ -80,8 +83,9 @@ def _load_dataset(dataset: Any) -> Any:
     return load_dataset(dataset)
 
 
-def _pipeline_of(target: Any, max_results: int, dataset: Any) -> tuple[Any, Any]:
-    """``(pipeline, corpus)`` for a pipeline, a MemorySearch or (with a dataset) a config."""
+def _pipeline_of(target: Any, max_results: int, dataset: Any) -> tuple[Any, Any, Any]:
+    """``(pipeline, corpus, search)`` for a pipeline (``search`` None), a MemorySearch or
+    (with a dataset) a config."""
     from memlab.openclaw import MemorySearch, openclaw_pipeline
     from memlab.pipeline import Sequence
 
@@ -89,12 +93,12 @@ def _pipeline_of(target: Any, max_results: int, dataset: Any) -> tuple[Any, Any]
         corpus = None
         for stage in target.stages:
             corpus = getattr(stage, "corpus", None) or corpus
-        return target, corpus
+        return target, corpus, None
     if isinstance(target, MemorySearch):
         pipe = openclaw_pipeline(target.corpus, target.config, target.embedder,
                                  max_results=max_results, min_score=0.0,
                                  **target._session_options())
-        return pipe, target.corpus
+        return pipe, target.corpus, target
     if dataset is not None:  # a config (dict, path, MemlabConfig) searched over the dataset
         ms = MemorySearch(dataset.workspace, target)
         return _pipeline_of(ms, max_results, None)
@@ -123,13 +127,23 @@ class Explorer:
     now:
         Reference time of temporal decay for typed queries (default: the dataset's latest
         ``now``, else the clock).
+    metric:
+        The dataset-level metric (with a dataset): its mean over the dataset's judged
+        queries under the current settings, shown below the sliders when the "score the
+        dataset" button is pressed, or after every change with "live" ticked
+        (:meth:`score_dataset`).
     """
 
     def __init__(self, target: Any, dataset: Any = None, *, query: str | None = None,
-                 max_results: int = 10, now: object = None):
+                 max_results: int = 10, now: object = None, metric: str = "ndcg@10"):
+        from memlab.eval.metrics import parse_metric
+
         w = ipywidgets_module()
+        parse_metric(metric)
+        self.metric = metric.strip().lower()
         self.dataset = _load_dataset(dataset)
-        self.pipeline, self.corpus = _pipeline_of(target, max_results, self.dataset)
+        self.pipeline, self.corpus, self.search = _pipeline_of(target, max_results,
+                                                               self.dataset)
         stages = self.pipeline.named_stages()
         self.fusion = stages.get("fusion")
         self.decay = stages.get("temporaldecay")
@@ -146,9 +160,12 @@ class Explorer:
             nows = self.dataset.queries["now"].dropna()
             self.now = nows.max() if len(nows) else None
         hybrid = self.fusion.vector is not None and self.fusion.text is not None
+        self.mode = mode_of(self.fusion.vector is not None, self.fusion.text is not None)
+        builder = getattr(self.search, "result_builder", None)
+        self.result_builder = builder if builder is not None else (
+            ResultBuilder(self.corpus) if self.corpus is not None else None)
         mr = int(self.threshold.max_results)
-        vw, tw = self.fusion.vector_weight, self.fusion.text_weight
-        total = max(0.0, min(1.0, vw)) + max(0.0, min(1.0, tw))
+        vw, _ = normalize_weights(self.fusion.vector_weight, self.fusion.text_weight)
         style = {"description_width": "150px"}
         layout = w.Layout(width="460px")
 
@@ -161,12 +178,14 @@ class Explorer:
                             continuous_update=False, style=style,
                             layout=w.Layout(width="700px")),
             "vector_weight": slider(w.FloatSlider, "vectorWeight",
-                                    round(vw / total if total > 0 else 0.7, 2), 0.0, 1.0, 0.05,
+                                    round(vw, 2), 0.0, 1.0, 0.05,
                                     disabled=not hybrid),
             # integer steps: OpenClaw's schema takes an integer candidateMultiplier
             "candidate_multiplier": slider(
                 w.IntSlider, "candidateMultiplier",
-                int(min(20, max(1, round(self.fusion.candidates / max(mr, 1))))), 1, 20, 1),
+                int(min(MAX_CANDIDATE_MULTIPLIER,
+                        max(1, round(self.fusion.candidates / max(mr, 1))))),
+                1, MAX_CANDIDATE_MULTIPLIER, 1),
             "mmr_enabled": w.Checkbox(value=bool(self.mmr.enabled) if self.mmr else False,
                                       description="MMR", disabled=self.mmr is None),
             "mmr_lambda": slider(w.FloatSlider, "MMR λ",
@@ -194,9 +213,20 @@ class Explorer:
                 options=options, value="", description="dataset query", style=style,
                 layout=w.Layout(width="700px"))
             self.controls["dataset_query"].observe(self._on_pick, names="value")
+            self.controls["dataset_live"] = w.Checkbox(value=False, description="live")
         self.status = w.HTML()
         self.table = w.HTML()
+        self.dataset_line = w.HTML()
+        self.score_button = w.Button(description=f"score the dataset ({self.metric})",
+                                     disabled=self.dataset is None,
+                                     layout=w.Layout(width="260px"))
+        self.score_button.on_click(lambda _button: self.score_dataset())
         self.results = pd.DataFrame()
+        #: The dataset-level metric of the last :meth:`score_dataset` (per judged query, and
+        #: its mean), and the settings it was computed for.
+        self.dataset_scores = pd.Series(dtype=float)
+        self.dataset_score: float | None = None
+        self._scored_for: dict[str, Any] | None = None
         self.seconds = 0.0
         for name, control in self.controls.items():
             if name != "dataset_query":
@@ -217,7 +247,10 @@ class Explorer:
                                  c["min_score"], c["max_results"]]),
                          w.VBox([w.HBox([c["mmr_enabled"], c["decay_enabled"]]),
                                  c["mmr_lambda"], c["half_life"]])]),
-                 self.status, self.table]
+                 self.status]
+        if "dataset_live" in c:
+            rows.append(w.HBox([self.score_button, c["dataset_live"], self.dataset_line]))
+        rows.append(self.table)
         self.widget = w.VBox(rows)
 
     def _deepen_legs(self) -> None:
@@ -247,9 +280,9 @@ class Explorer:
         """The pipeline parameters the controls stand for (``set_params`` names)."""
         c = self.controls
         mr = int(c["max_results"].value)
-        mult = float(c["candidate_multiplier"].value)
+        hybrid = HybridConfig(candidateMultiplier=int(c["candidate_multiplier"].value))
         params: dict[str, Any] = {
-            "fusion__candidates": min(LEG_DEPTH, max(1, math.floor(mr * mult))),
+            "fusion__candidates": hybrid.candidates(mr),  # OpenClaw's formula, in the schema
             "threshold__min_score": float(c["min_score"].value),
             "threshold__max_results": mr,
         }
@@ -290,8 +323,8 @@ class Explorer:
         if picked is not None and picked.value and self._qids.get(picked.value) == text:
             qid = picked.value
             row = self.dataset.queries[self.dataset.queries["qid"].astype(str) == qid].iloc[0]
-            if "now" in row and isinstance(row["now"], str) and row["now"]:
-                now = row["now"]
+            if "now" in row and not pd.isna(row["now"]) and str(row["now"]).strip():
+                now = row["now"]  # the picked query's own clock (a Timestamp once loaded)
         elif self.dataset is not None:
             match = self.dataset.queries[self.dataset.queries["query"] == text]
             if len(match):
@@ -313,29 +346,97 @@ class Explorer:
             return self.results
         frame, qid = self._queries(text)
         hits = self._rerank(frame)
-        table = pd.DataFrame({
-            "rank": hits["rank"].to_numpy() if len(hits) else [],
-            "citation": [f"{p}#L{s}-L{e}" for p, s, e in zip(hits.get("path", []),
-                                                              hits.get("start_line", []),
-                                                              hits.get("end_line", []),
-                                                              strict=True)],
-            "score": hits["score"].to_numpy(dtype=float) if len(hits) else [],
-            "vector": hits["vector_score"].to_numpy(dtype=float) if len(hits) else [],
-            "text": hits["text_score"].to_numpy(dtype=float) if len(hits) else [],
-        })
+        table = self._table(hits)
         if self.dataset is not None and qid is not None:
             qrels = self.dataset.qrels[self.dataset.qrels["qid"].astype(str) == qid]
-            table["relevant"] = relevant_grades(hits, qrels) if len(hits) else []
+            table.insert(len(table.columns) - ("snippet" in table),
+                         "relevant", relevant_grades(hits, qrels) if len(hits) else [])
             self._judged = len(qrels)
         else:
             self._judged = None
-        if len(hits) and self.corpus is not None:
-            texts = self.corpus.chunks["text"]
-            table["snippet"] = [short_text(texts.iloc[d]) for d in hits["docno"]]
         self.results = table
         self.seconds = time.perf_counter() - start
         self._render(qid)
+        if self.dataset is not None:
+            if self.controls["dataset_live"].value:
+                self.score_dataset()
+            else:
+                self._render_dataset()
         return table
+
+    def _table(self, hits: pd.DataFrame) -> pd.DataFrame:
+        """The shown table: OpenClaw's result objects (:class:`memlab.results.ResultBuilder`,
+        the builder of ``memlab search`` and :meth:`MemorySearch.search`), one row each:
+        rank, citation, score, the mode's components, a short snippet."""
+        columns = ["rank", "citation", "score", *COMPONENTS[self.mode]]
+        if self.result_builder is None or not len(hits):
+            return pd.DataFrame({c: [] for c in columns})
+        results = self.result_builder.build(QueryHits.from_frame(hits), self.mode)
+        table = pd.DataFrame.from_records(results)
+        table.insert(0, "rank", range(1, len(table) + 1))
+        table["snippet"] = [short_text(text) for text in table["snippet"]]
+        return table[[*columns, "snippet"]]
+
+    # -- the dataset-level metric -------------------------------------------------------------
+    def score_dataset(self) -> float:
+        """The mean of :attr:`metric` over the dataset's judged queries under the current
+        settings (also :attr:`dataset_score`; per query in :attr:`dataset_scores`).
+
+        With a :class:`~memlab.openclaw.MemorySearch` (or a config) the sweep engine
+        (:class:`memlab.tune.SweepEngine`) evaluates the settings as one configuration from
+        legs it caches (a sweep point equals a full run); with a bare pipeline the pipeline
+        runs every dataset query and :func:`memlab.eval.evaluate` scores the hits.
+        """
+        if self.dataset is None:
+            raise ValueError("the dataset-level metric needs the Explorer to be given a dataset")
+        start = time.perf_counter()
+        self.pipeline.set_params(**self.params())
+        self.dataset_scores = self._per_query_scores()
+        self.dataset_score = (float(self.dataset_scores.mean()) if len(self.dataset_scores)
+                              else float("nan"))
+        self._scored_for = self.config_overrides()
+        self._render_dataset(time.perf_counter() - start)
+        return self.dataset_score
+
+    def _per_query_scores(self) -> pd.Series:
+        """:attr:`metric` per judged query (index: qid), for the current settings."""
+        search = self.search
+        if search is not None and getattr(search, "session", None) is None:
+            from memlab.tune.sweep import SweepEngine
+
+            engine = self.__dict__.get("_engine")
+            if engine is None:
+                engine = self.__dict__["_engine"] = SweepEngine(
+                    self.dataset, search.config, search.embedder, now=self.now)
+            config = search.config.with_overrides(self.config_overrides())
+            values, qids, _ = engine.evaluate_configs([config], [self.metric])
+            judged = engine.judged_mask()
+            return pd.Series(values[judged, 0, 0], index=pd.Index(qids)[judged], name=self.metric)
+        from memlab.eval.experiment import evaluate
+
+        queries = self.dataset.queries
+        if "now" in queries.columns and queries["now"].notna().any():
+            queries = queries.assign(now=queries["now"].fillna(queries["now"].max()))
+        elif self.now is not None:
+            queries = queries.assign(now=self.now)
+        per_query, _ = evaluate(self.pipeline.transform(queries), self.dataset.qrels,
+                                [self.metric], queries, level=getattr(self.dataset, "level",
+                                                                      "span"))
+        judged = per_query[per_query["judged"]]
+        return pd.Series(judged[self.metric].to_numpy(dtype=float),
+                         index=judged["qid"].astype(str), name=self.metric)
+
+    def _render_dataset(self, seconds: float | None = None) -> None:
+        if self.dataset_score is None:
+            self.dataset_line.value = "<i>not scored yet</i>"
+            return
+        line = (f"<b>{self.metric} = {self.dataset_score:.3f}</b> over "
+                f"{len(self.dataset_scores)} judged queries of {self.dataset.name}")
+        if seconds is not None:
+            line += f" ({seconds:.1f} s)"
+        if self._scored_for != self.config_overrides():
+            line = f"<span style='color:#888'>{line}; settings changed since: score again</span>"
+        self.dataset_line.value = line
 
     def _rerank(self, frame: pd.DataFrame) -> pd.DataFrame:
         """The pipeline's hits for ``frame``; the legs' candidates are kept per query frame
