@@ -3,8 +3,10 @@ scientific stack (issue 16 item 4). Each check runs in a fresh interpreter."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -37,3 +39,40 @@ def test_lazy_names_still_resolve():
     assert callable(memlab.eval.evaluate) and memlab.convert.LAYOUTS
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         memlab.eval.nope  # noqa: B018
+
+
+#: What no verb needs before it runs: building the parser must not load any of it.
+PARSER_FREE = ("sklearn", "scipy.stats", "scipy.sparse", "pandas", "optuna", "matplotlib",
+               "torch", "numba")
+SAMPLE_WORKSPACE = (Path(__file__).resolve().parents[1] / "datasets" / "sample-memory"
+                    / "workspace")
+
+
+def heavy_after(code: str, names: tuple[str, ...], argv: list[str] | None = None) -> list[str]:
+    """The modules of ``names`` loaded once ``code`` has run in a fresh interpreter."""
+    probe = (f"import sys\nsys.argv = {['memlab', *(argv or [])]!r}\n{code}\n"
+             f"print('LOADED=' + ','.join(m for m in {names!r} if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         timeout=600, env=os.environ | {"MEMLAB_PROGRESS": "0"})
+    assert out.returncode == 0, out.stderr[-2000:]
+    line = [ln for ln in out.stdout.splitlines() if ln.startswith("LOADED=")][-1]
+    return [m for m in line[len("LOADED="):].split(",") if m]
+
+
+def test_building_the_cli_parser_imports_nothing_heavy():
+    # every verb's parser is built on every call, so this is every verb's start-up
+    assert heavy_after("from memlab.cli.main import build_parser\nbuild_parser()",
+                       PARSER_FREE) == []
+
+
+@pytest.mark.skipif(not SAMPLE_WORKSPACE.exists(), reason="no sample workspace")
+def test_status_imports_no_scientific_stack_it_does_not_use(tmp_path):
+    # memlab status reads the index: no tuning, plotting, model or BM25 kernel. (Still
+    # loaded, issue 16 item 4 open: sklearn -- and through it scipy.stats -- by the
+    # BaseEstimator base of memlab.pipeline.Stage and memlab.text.Tokenizer, and pandas by
+    # memlab.index.store.)
+    code = ("from memlab.cli.main import main\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass")
+    unused = ("optuna", "matplotlib", "torch", "numba", "sentence_transformers")
+    argv = ["status", str(SAMPLE_WORKSPACE), "--index", str(tmp_path / "index.sqlite")]
+    assert heavy_after(code, unused, argv) == []
