@@ -492,12 +492,6 @@ def _bench_cmd(args: Any) -> int:
                                "compare providers on 2026.9 with memlab sweep --profile "
                                "2026.9 over provider/model axes")) is not None:
         return code
-    from memlab.cli.profile_2026_9 import refuse_profile
-
-    if (code := refuse_profile(args, "bench-providers", "it ranks with the 2026.7 systems; "
-                               "compare providers on 2026.9 with memlab sweep --profile "
-                               "2026.9 over provider/model axes")) is not None:
-        return code
     prices: dict[str, float] = {}
     for item in args.price:
         key, sep, value = item.rpartition("=")
