@@ -63,7 +63,12 @@ from typing import Any
 
 from memlab.config.dump import Json5Comment, dump_tree, emit_json5
 from memlab.config.errors import ConfigError, ConfigIssue, ExportError, ExportWarning, show_value
-from memlab.config.export_2026_9 import Inexpressible, block_2026_9, check_block_2026_9
+from memlab.config.export_2026_9 import (
+    OPENCLAW_PIPELINE,
+    Inexpressible,
+    block_2026_9,
+    check_block_2026_9,
+)
 from memlab.config.json5io import read_source
 from memlab.config.keypaths import canonical_key_path, get_path, leaf_paths
 from memlab.config.openclaw_2026_8 import CONFIGURABLE_2026_8, SCHEMAS
@@ -96,10 +101,7 @@ class ExportedConfig(str):
 
 #: What OpenClaw 2026.7 does for each memlab-only option (results column -> value), for
 #: :func:`memlab.config.export_2026_9.measured_effects` under schema 2026.7.
-FIXED_2026_7: dict[str, Any] = {
-    "memlab.fusion.method": "openclaw", "memlab.keyword": "fts5", "memlab.match": "all",
-    "memlab.keywordFallback": True, "memlab.vectorIndex": "Flat", "memlab.decayRule": "2026.7",
-}
+FIXED_2026_7: dict[str, Any] = {**OPENCLAW_PIPELINE, "memlab.decayRule": "2026.7"}
 #: The configuration sweeps start from unless given a base (``memlab.tune.sweep``): OpenClaw's
 #: defaults with memlab's ``local`` provider (the packaged MiniLM).
 SWEEP_BASE = MemlabConfig(memory_search=MemorySearchConfig(provider="local"))

@@ -38,8 +38,8 @@ from memlab.config.options import MemlabConfig, WhatIf2026_9
 from memlab.config.schema import MemorySearchConfig
 from memlab.config.schema_2026_9 import DEFAULTS_2026_9, doctor_fix, read_config
 
-__all__ = ["FIXED_2026_9", "Inexpressible", "block_2026_9", "check_block_2026_9",
-           "measured_effects"]
+__all__ = ["FIXED_2026_9", "OPENCLAW_PIPELINE", "Inexpressible", "block_2026_9",
+           "check_block_2026_9", "measured_effects"]
 
 #: The effective value memlab ranks with, per 2026.7 key 2026.9 fixes (weights normalised,
 #: defaults resolved), compared with :data:`DEFAULTS_2026_9`.
@@ -59,10 +59,14 @@ _EFFECTIVE: dict[str, Callable[[MemorySearchConfig], Any]] = {
 }
 
 
-#: 2026.9's fixed behaviour per memlab option: the memlab-only choices and the what-if axes.
-_MEMLAB_FIXED: dict[str, Any] = {
+#: What OpenClaw (2026.7 and 2026.9 alike) does for each memlab-only pipeline choice.
+OPENCLAW_PIPELINE: dict[str, Any] = {
     "memlab.fusion.method": "openclaw", "memlab.keyword": "fts5", "memlab.match": "all",
     "memlab.keywordFallback": True, "memlab.vectorIndex": "Flat",
+}
+#: 2026.9's fixed behaviour per memlab option: the memlab-only choices and the what-if axes.
+_MEMLAB_FIXED: dict[str, Any] = {
+    **OPENCLAW_PIPELINE,
     **{f"memlab.whatIf.{info.alias or name}": info.default
        for name, info in WhatIf2026_9.model_fields.items()},
 }
