@@ -54,7 +54,7 @@ def test_each_fold_choice_is_exportable_and_the_baseline_is_openclaws_defaults(g
     for overrides in gate.chosen.values():
         assert exportable(base.with_overrides(expand_overrides(overrides)))
     assert gate.baseline_label == "minilm"
-    # the baseline is memlab's hybrid on the sample at depth 10 (README: 0.525)
+    # the baseline is memlab's hybrid on the sample at depth 10 (README's sample-eval block)
     assert 0.5 < gate.overall["baseline"].iloc[0] < 0.55
 
 

@@ -10,7 +10,8 @@ environment already sets them) before sentence-transformers is imported.
 
 OpenClaw's own ``local`` provider runs a GGUF model (embeddinggemma-300m, 768 dims) through
 node-llama-cpp; this one keeps its contract (no network, L2-normalised vectors, no prefixes
-by default, ``maxInputTokens`` 2048) with a model Python can load.
+by default) with a model Python can load, and takes the input cap of the ``openai-compatible``
+provider it is exported as (:data:`LOCAL_MAX_INPUT_TOKENS`).
 """
 
 from __future__ import annotations
@@ -43,8 +44,13 @@ from memlab.embed.models import (  # noqa: E402
 )
 
 _BUNDLED_ALIASES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
-#: OpenClaw's input cap for the local provider.
-LOCAL_MAX_INPUT_TOKENS = 2048
+#: The input cap of memlab's packaged models. memlab exports them as an ``openai-compatible``
+#: provider served by ``memlab serve-embeddings`` (OpenClaw's own ``local`` provider is a GGUF
+#: model, not these), so they take that provider's cap: 8192 (then OpenClaw's hard 8000-byte
+#: limit, memlab.chunking.provider_input_cap). With OpenClaw's 2048 for ``local`` a long line
+#: would be split in the lab and not in production, and the tuned scores would not be the ones
+#: the exported config gives (parity/check_serve.py compares them).
+LOCAL_MAX_INPUT_TOKENS = 8192
 
 # Loaded models shared by every LocalProvider with the same (folder or name, device).
 _MODELS: dict[tuple[str, str], Any] = {}

@@ -44,7 +44,7 @@ def test_loads_offline_with_384_dims(local: LocalProvider) -> None:
     assert local.id == "local"
     assert local.model == BUNDLED_MODEL
     assert local.dims == 384
-    assert local.max_input_tokens == 2048
+    assert local.max_input_tokens == 8192  # the openai-compatible cap it is exported with
 
 
 def test_document_vectors_are_unit_norm_float32(local: LocalProvider) -> None:
