@@ -14,8 +14,9 @@ per agent, ``{agentId, status, scan, audit, ...}`` as JSON or these lines::
     ...
 
 :func:`status_2026_9` fills the keys memlab knows from its own index (files, chunks and text
-bytes (text + vectors at OpenClaw's float64 width) per source, the scan of the workspace, provider, model, sources, extra paths, FTS,
-vector dims, the cache and batch settings) with OpenClaw's names; what only OpenClaw has
+bytes (text + vectors at OpenClaw's float64 width) per source, the scan of the workspace,
+provider, model, sources, extra paths, FTS, vector dims, the cache and batch settings) with
+OpenClaw's names; what only OpenClaw has
 (dreaming, the short-term recall store, its SQLite page statistics, the embedding cache's
 entries) is left out rather than invented. :func:`format_status` prints the text form in
 OpenClaw's order, skipping those lines.
