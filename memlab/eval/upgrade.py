@@ -117,7 +117,7 @@ def config_2026_9(spec: Any) -> tuple[str, dict[str, Any]]:
     >>> config_2026_9({"memory": {"search": {"provider": "none"}}})[1]
     {'memory': {'search': {'provider': 'none'}}}
     >>> config_2026_9("keyword")
-    ('keyword', {'memory': {'search': {'provider': 'none'}}, 'memlab': {}})
+    ('keyword', {'memory': {'search': {'provider': 'none'}}, 'memlab': {'batchSize': 32}})
     """
     from pathlib import Path
 

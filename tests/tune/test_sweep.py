@@ -131,8 +131,9 @@ def test_out_of_range_values_name_the_grid_point(engine, grid, message):
 def test_unknown_axes_are_refused_before_any_work(engine):
     with pytest.raises(SweepError, match="unknown sweep axis 'query.hybrid.vectorweight'"):
         expand_grid({"query.hybrid.vectorweight": [0.5]}, engine.base)  # case matters
-    with pytest.raises(SweepError, match="unknown sweep axis 'model'"):
-        expand_grid({"model": ["x"]}, engine.base)  # the provider's model is not an axis
+    with pytest.raises(SweepError, match="unknown sweep axis 'provder'"):
+        expand_grid({"provder": ["local"]}, engine.base)  # (the model is an axis: tests/tune/
+        # test_model_axis.py)
     with pytest.raises(SweepError, match="given twice"):
         expand_grid({"query.minScore": [0.1], "memorySearch.query.minScore": [0.2]},
                     engine.base)
