@@ -3,41 +3,16 @@ on a small keyword-only dataset built so the two lines disagree in known ways.""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from memlab.config import load_config
-from memlab.eval.datasets import load_dataset
 from memlab.eval.upgrade import config_after_upgrade, run_profile_2026_9, upgrade_report
-
-QUERIES = [("q1", "allergy peanuts", ["exact"]), ("q2", "deploy window tuesday", ["exact"]),
-           ("q3", "standup notes june", ["temporal"]), ("q4", "backup bucket region",
-                                                       ["temporal"])]
+from tests.upgrade_dataset import write_dataset
 
 
 @pytest.fixture()
 def dataset(tmp_path):
-    ws = tmp_path / "workspace"
-    (ws / "memory").mkdir(parents=True)
-    # USER.md is indexed by 2026.9 only: q1's answer is there.
-    (ws / "USER.md").write_text("- Sam has an allergy to peanuts\n")
-    (ws / "memory" / "health.md").write_text("Allergy clinic visit notes.\nNothing on peanuts.\n")
-    (ws / "memory" / "deploys.md").write_text("The deploy window is Tuesday morning.\n")
-    (ws / "memory" / "2026-06-03.md").write_text("Standup notes June: shipped ledger fix.\n")
-    (ws / "memory" / "2026-09-20.md").write_text("Standup notes: june backlog closed.\n")
-    (ws / "memory" / "backup.md").write_text("Backup bucket region is eu-central.\n")
-    with open(tmp_path / "queries.jsonl", "w") as f:
-        for qid, text, tags in QUERIES:
-            f.write(json.dumps({"id": qid, "text": text, "tags": tags,
-                                "now": "2026-10-01T00:00:00Z"}) + "\n")
-    qrels = [("q1", "USER.md", 1, 1), ("q2", "memory/deploys.md", 1, 1),
-             ("q3", "memory/2026-06-03.md", 1, 1), ("q4", "memory/backup.md", 1, 1)]
-    with open(tmp_path / "qrels.jsonl", "w") as f:
-        for qid, path, s, e in qrels:
-            f.write(json.dumps({"query_id": qid, "path": path, "start_line": s,
-                                "end_line": e, "grade": 1}) + "\n")
-    return load_dataset(tmp_path)
+    return write_dataset(tmp_path)
 
 
 def test_config_after_upgrade_keeps_what_2026_9_accepts_and_names_the_provider():

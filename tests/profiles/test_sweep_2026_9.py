@@ -8,40 +8,17 @@ import json
 import pytest
 
 from memlab.embed.hashing import HashingProvider
-from memlab.eval.datasets import load_dataset
 from memlab.eval.upgrade import config_2026_9, evaluate_2026_9, run_profile_2026_9
 from memlab.profiles.openclaw_2026_9 import Search2026_9
 from memlab.tune.sweep_2026_9 import Ranker2026_9, sweep_2026_9, tune_2026_9
-
-QUERIES = [("q1", "allergy peanuts", ["exact"]), ("q2", "deploy window tuesday", ["exact"]),
-           ("q3", "standup notes june", ["temporal"]), ("q4", "backup bucket region",
-                                                       ["temporal"])]
-NOW = "2026-10-01T00:00:00Z"
+from tests.upgrade_dataset import NOW, QUERIES, write_dataset
 
 
 @pytest.fixture()
 def dataset(tmp_path):
-    ws = tmp_path / "workspace"
-    (ws / "memory").mkdir(parents=True)
-    (ws / "USER.md").write_text("- Sam has an allergy to peanuts\n")
-    (ws / "MEMORY.md").write_text(
+    return write_dataset(tmp_path, {"MEMORY.md": (
         "- Deploy window moved to Tuesday <!-- project: acme/ops -->\n"
-        "- Backup bucket region is eu-west <!-- project: acme/infra -->\n")
-    (ws / "memory" / "health.md").write_text("Allergy clinic visit notes.\nNothing on peanuts.\n")
-    (ws / "memory" / "deploys.md").write_text("The deploy window is Tuesday morning.\n")
-    (ws / "memory" / "2026-06-03.md").write_text("Standup notes June: shipped ledger fix.\n")
-    (ws / "memory" / "2026-09-20.md").write_text("Standup notes: june backlog closed.\n")
-    (ws / "memory" / "backup.md").write_text("Backup bucket region is eu-central.\n")
-    with open(tmp_path / "queries.jsonl", "w") as f:
-        for qid, text, tags in QUERIES:
-            f.write(json.dumps({"id": qid, "text": text, "tags": tags, "now": NOW}) + "\n")
-    qrels = [("q1", "USER.md", 1, 1), ("q2", "memory/deploys.md", 1, 1),
-             ("q3", "memory/2026-06-03.md", 1, 1), ("q4", "memory/backup.md", 1, 1)]
-    with open(tmp_path / "qrels.jsonl", "w") as f:
-        for qid, path, s, e in qrels:
-            f.write(json.dumps({"query_id": qid, "path": path, "start_line": s,
-                                "end_line": e, "grade": 1}) + "\n")
-    return load_dataset(tmp_path)
+        "- Backup bucket region is eu-west <!-- project: acme/infra -->\n")})
 
 
 HYBRID = {"memory": {"search": {"provider": "openai-compatible", "model": "hash64",
