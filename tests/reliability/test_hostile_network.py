@@ -282,8 +282,11 @@ def test_retry_after_is_honoured(raw, header, expected):
                 import email.utils
 
                 value = email.utils.formatdate(time.time() + 2.6, usegmt=True)
+            # RawServer answers one request per connection, so say so: without
+            # "Connection: close" the client may reuse the socket the server is closing
+            # and lose an attempt to a disconnect (a race the mocked sleep makes likely)
             conn.sendall(b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: " + value.encode()
-                         + b"\r\nContent-Length: 2\r\n\r\n{}")
+                         + b"\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}")
             return
         body = json.loads(request.partition(b"\r\n\r\n")[2] or b"{}")
         payload = json.dumps(route({"body": body}, 0)[1]).encode()
