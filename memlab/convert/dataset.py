@@ -21,12 +21,12 @@ import datetime as dt
 import json
 import shutil
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memlab.convert.layout import Session, iso_z, write_layout
+from memlab.convert.layout import Session, iso_z, safe_name, write_layout
 from memlab.eval.collection import META_FILE, SESSION_QRELS_FILE
 
 #: The tag of questions that memory cannot answer (no qrels; reported apart).
@@ -109,6 +109,42 @@ def read_json(path: str | Path) -> Any:
         raise FileNotFoundError(f"{path}: file not found") from None
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}:{exc.lineno}: malformed JSON ({exc.msg})") from None
+
+
+def strptime_first(text: str, formats: Sequence[str]) -> dt.datetime | None:
+    """``text`` parsed with the first of ``formats`` that fits it, else ``None`` (the
+    converters raise their own error, with the format they expect).
+
+    >>> strptime_first("2023/05/20", ("%Y-%m-%d", "%Y/%m/%d")).isoformat()
+    '2023-05-20T00:00:00'
+    >>> strptime_first("May 20", ("%Y-%m-%d",)) is None
+    True
+    """
+    for fmt in formats:
+        try:
+            return dt.datetime.strptime(text, fmt)
+        except ValueError:
+            continue
+    return None
+
+
+def convert_each(items: Sequence[Mapping[str, Any]], out: str | Path, *, id_key: str,
+                 fallback: str,
+                 convert: Callable[[Mapping[str, Any], Path, int], DatasetReport]
+                 ) -> ConversionReport:
+    """One dataset per item, in a folder ``out/<name>``: ``convert(item, folder, n)`` writes
+    it (``n`` counts from 1). ``name`` is the item's ``id_key`` (else ``<fallback>-<n>``)
+    made file-safe; a name met before gets ``-<n>`` appended."""
+    out = Path(out)
+    report = ConversionReport()
+    names: set[str] = set()
+    for i, item in enumerate(items, start=1):
+        name = safe_name(str(item.get(id_key) or f"{fallback}-{i}"))
+        if name in names:
+            name = f"{name}-{i}"
+        names.add(name)
+        report.datasets.append(convert(item, out / name, i))
+    return report
 
 
 def _dump(path: Path, rows: Sequence[dict]) -> None:

@@ -39,10 +39,12 @@ from memlab.convert.dataset import (
     ConversionReport,
     DatasetReport,
     Question,
+    convert_each,
     read_json,
+    strptime_first,
     write_dataset,
 )
-from memlab.convert.layout import Session, Turn, safe_name
+from memlab.convert.layout import Session, Turn
 
 #: LoCoMo's question categories, as numbered in its repository's evaluation code.
 CATEGORY_TAGS = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop",
@@ -61,11 +63,10 @@ class LocomoError(ValueError):
 def parse_locomo_date(text: str) -> dt.datetime:
     """LoCoMo's ``session_N_date_time`` (``"1:56 pm on 8 May, 2023"``) as a naive datetime."""
     cleaned = " ".join(str(text).replace(",", " ").split())
-    for fmt in ("%I:%M %p on %d %B %Y", "%I:%M %p on %d %b %Y", "%H:%M on %d %B %Y"):
-        try:
-            return dt.datetime.strptime(cleaned, fmt)
-        except ValueError:
-            continue
+    when = strptime_first(cleaned, ("%I:%M %p on %d %B %Y", "%I:%M %p on %d %b %Y",
+                                    "%H:%M on %d %B %Y"))
+    if when is not None:
+        return when
     raise LocomoError(f"unrecognised LoCoMo date {text!r} (expected e.g. "
                       "'1:56 pm on 8 May, 2023')")
 
@@ -159,14 +160,6 @@ def convert_locomo(path: str | Path, out: str | Path, *, layout: str = "notes"
     samples = data if isinstance(data, list) else [data]
     if not samples or not all(isinstance(s, Mapping) for s in samples):
         raise LocomoError(f"{path}: expected a list of conversation objects (or one)")
-    out = Path(out)
-    report = ConversionReport()
-    names: set[str] = set()
-    for i, sample in enumerate(samples, start=1):
-        name = safe_name(str(sample.get("sample_id") or f"conv-{i}"))
-        if name in names:
-            name = f"{name}-{i}"
-        names.add(name)
-        report.datasets.append(conversation_dataset(sample, out / name, index=i,
-                                                    layout=layout))
-    return report
+    return convert_each(samples, out, id_key="sample_id", fallback="conv",
+                        convert=lambda sample, folder, i: conversation_dataset(
+                            sample, folder, index=i, layout=layout))

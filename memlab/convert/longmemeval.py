@@ -36,10 +36,12 @@ from memlab.convert.dataset import (
     ConversionReport,
     DatasetReport,
     Question,
+    convert_each,
     read_json,
+    strptime_first,
     write_dataset,
 )
-from memlab.convert.layout import Session, Turn, safe_name
+from memlab.convert.layout import Session, Turn
 
 #: Suffix of LongMemEval's abstention question ids.
 ABSTENTION_SUFFIX = "_abs"
@@ -57,12 +59,10 @@ def parse_longmemeval_date(text: str) -> dt.datetime:
     """LongMemEval's ``"2023/05/20 (Sat) 02:21"`` as a naive datetime (the weekday is
     dropped; a date without a time is midnight)."""
     cleaned = " ".join(re.sub(r"\([^)]*\)", " ", str(text)).split())
-    for fmt in ("%Y/%m/%d %H:%M", "%Y/%m/%d %H:%M:%S", "%Y/%m/%d", "%Y-%m-%d %H:%M",
-                "%Y-%m-%d"):
-        try:
-            return dt.datetime.strptime(cleaned, fmt)
-        except ValueError:
-            continue
+    when = strptime_first(cleaned, ("%Y/%m/%d %H:%M", "%Y/%m/%d %H:%M:%S", "%Y/%m/%d",
+                                    "%Y-%m-%d %H:%M", "%Y-%m-%d"))
+    if when is not None:
+        return when
     raise LongMemEvalError(f"unrecognised LongMemEval date {text!r} (expected e.g. "
                            "'2023/05/20 (Sat) 02:21')")
 
@@ -138,12 +138,7 @@ def convert_longmemeval(path: str | Path, out: str | Path, *, layout: str = "not
         data = [data]
     if not isinstance(data, list) or not all(isinstance(e, Mapping) for e in data):
         raise LongMemEvalError(f"{path}: expected a list of question objects")
-    report = ConversionReport()
-    names: set[str] = set()
-    for i, entry in enumerate(data[:limit] if limit else data, start=1):
-        name = safe_name(str(entry.get("question_id") or f"question-{i}"))
-        if name in names:
-            name = f"{name}-{i}"
-        names.add(name)
-        report.datasets.append(question_dataset(entry, Path(out) / name, layout=layout))
-    return report
+    return convert_each(data[:limit] if limit else data, out, id_key="question_id",
+                        fallback="question",
+                        convert=lambda entry, folder, _: question_dataset(entry, folder,
+                                                                          layout=layout))
