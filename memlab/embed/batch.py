@@ -215,6 +215,24 @@ def apply_output_line(line: Any, remaining: set[str], errors: list[str],
     by_id[cid] = embedding
 
 
+def check_outputs(api: str, batch_id: str, errors: Sequence[str], remaining: set[str]
+                  ) -> None:
+    """Fail a finished batch whose output lines reported ``errors`` or left requests
+    ``remaining`` unanswered (OpenClaw's checks after reading the output file).
+
+    >>> check_outputs("openai", "b1", [], set())
+    >>> check_outputs("voyage", "b2", [], {"c1"})
+    Traceback (most recent call last):
+    ...
+    memlab.embed.batch.BatchFailed: voyage batch b2 missing 1 embedding responses
+    """
+    if errors:
+        raise BatchFailed(f"{api} batch {batch_id} failed: {'; '.join(errors)}")
+    if remaining:
+        raise BatchFailed(f"{api} batch {batch_id} missing {len(remaining)} embedding "
+                          "responses")
+
+
 def extract_error_message(lines: Sequence[Any]) -> str | None:
     """The first useful message of an error file (``extractBatchErrorMessage``)."""
     for line in lines:
@@ -465,11 +483,7 @@ class BatchClient:
             apply_output_line(line, remaining, errors, by_id)
             if api == "openai" and not remaining:
                 break
-        if errors:
-            raise BatchFailed(f"{api} batch {batch_id} failed: {'; '.join(errors)}")
-        if remaining:
-            raise BatchFailed(f"{api} batch {batch_id} missing {len(remaining)} embedding "
-                              "responses")
+        check_outputs(api, str(batch_id), errors, remaining)
 
     def _wait_openai(self, batch_id: str, initial: dict[str, Any]) -> str:
         """Poll until ``completed`` (``waitForOpenAiBatch`` / ``waitForVoyageBatch``)."""
@@ -604,11 +618,7 @@ class BatchClient:
                 errors.append(f"{cid}: empty embedding")
                 continue
             by_id[cid] = values
-        if errors:
-            raise BatchFailed(f"gemini batch {batch_name} failed: {'; '.join(errors)}")
-        if remaining:
-            raise BatchFailed(f"gemini batch {batch_name} missing {len(remaining)} embedding "
-                              "responses")
+        check_outputs("gemini", batch_name, errors, remaining)
 
     def _wait_gemini(self, batch_name: str, initial: dict[str, Any]) -> str:
         """``waitForGeminiBatch``: poll ``state`` every ``pollIntervalMs``."""
