@@ -119,8 +119,8 @@ class GeminiProvider(RemoteEmbedder):
             except (ValueError, AttributeError):
                 token = None
         self._token = token if isinstance(token, str) else None
-        self._init_http(secrets=[key, self._token, *(
-            v for k, v in self._extra_headers.items() if is_sensitive_header(k))], **http)
+        # the key and the credential-like headers are registered by _init_http itself
+        self._init_http(secrets=[self._token], **http)
         attach_batch(self, batch)
 
     def batch_line(self, custom_id: str, text: str) -> dict[str, Any]:
@@ -154,12 +154,6 @@ class GeminiProvider(RemoteEmbedder):
         if self.task_type:
             data["task_type"] = self.task_type
         return data
-
-    def public_settings(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"base_url": self.base_url, "model": self.model}
-        if self.output_dimensionality is not None:
-            out["output_dimensionality"] = self.output_dimensionality
-        return out
 
     def _headers(self) -> dict[str, str]:
         if self._token:

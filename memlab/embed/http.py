@@ -310,6 +310,13 @@ class RemoteEmbedder(EmbeddingProvider):
         """The text sent for a query (ollama adds instruction prefixes)."""
         return text
 
+    def public_settings(self) -> dict[str, Any]:
+        """``base_url`` and ``model``, plus ``output_dimensionality`` when one is set."""
+        out: dict[str, Any] = {"base_url": self.base_url, "model": self.model}
+        if getattr(self, "output_dimensionality", None) is not None:
+            out["output_dimensionality"] = self.output_dimensionality
+        return out
+
     # -- HTTP -------------------------------------------------------------------------------
 
     def _http(self) -> Any:
@@ -490,15 +497,7 @@ class RemoteEmbedder(EmbeddingProvider):
             done = self.batch_jobs.embed_documents(texts)
             if done is not None:
                 return done
-        parts = []
-        for batch in batch_by_bytes(texts, self.max_batch_bytes):
-            chunk = [texts[i] for i in batch]
-            try:
-                parts.append(self._remember_dims(self._splitting(chunk)))
-            except RequestFailed as exc:
-                raise self._fail(exc, "document", len(chunk)) from None
-            self.texts_embedded += len(chunk)
-        return np.ascontiguousarray(np.concatenate(parts), dtype=np.float32)
+        return self._embed_batches(texts, batch_by_bytes(texts, self.max_batch_bytes))
 
     def embed_inputs(self, inputs: Sequence[str | EmbeddingInput]) -> np.ndarray:
         """Structured document inputs, batched by their text bytes, through
@@ -509,9 +508,17 @@ class RemoteEmbedder(EmbeddingProvider):
             return super().embed_inputs(items)
         if not items:
             return np.zeros((0, self._dims or 0), dtype=np.float32)
-        parts = []
         sizes = [i.estimated_bytes() for i in items]
-        for batch in batch_by_bytes([i.text for i in items], self.max_batch_bytes, sizes):
+        return self._embed_batches(
+            items, batch_by_bytes([i.text for i in items], self.max_batch_bytes, sizes))
+
+    def _embed_batches(self, items: Sequence[Any], batches: Sequence[Sequence[int]]
+                       ) -> np.ndarray:
+        """Embed ``items`` (texts or :class:`EmbeddingInput`) one inline batch of indices at
+        a time (split on connection resets); a batch that still fails raises
+        :class:`~memlab.embed.base.ProviderUnavailable`."""
+        parts = []
+        for batch in batches:
             chunk: list[Any] = [items[i] for i in batch]
             try:
                 parts.append(self._remember_dims(self._splitting(chunk)))
@@ -595,6 +602,20 @@ class OpenAIShapedEmbedder(RemoteEmbedder):
         return {k: v for k, v in sorted(self._extra_headers.items())
                 if not is_sensitive_header(k)}
 
+    def key_settings(self) -> dict[str, Any]:
+        """OpenClaw's usual cache key data: the base URL and the non-auth headers."""
+        data: dict[str, Any] = {"base_url": self.base_url}
+        if self.safe_headers():
+            data["headers"] = self.safe_headers()
+        return data
+
+    def public_settings(self) -> dict[str, Any]:
+        """``base_url``, ``model`` and the extra headers (sensitive values masked)."""
+        out: dict[str, Any] = {"base_url": self.base_url, "model": self.model}
+        if self._extra_headers:
+            out["headers"] = self.headers
+        return out
+
 
 def strip_prefixes(model: str | None, default: str, prefixes: Sequence[str]) -> str:
     """OpenClaw's ``normalizeEmbeddingModelWithPrefixes``: trimmed, default when empty, one
@@ -647,14 +668,6 @@ class BearerEmbedder(OpenAIShapedEmbedder):
             self.max_input_tokens = self.max_tokens_by_model[self.model]
         self._init_http(query_timeout=query_timeout, batch_timeout=batch_timeout,
                         max_attempts=max_attempts, base_delay=base_delay, max_delay=max_delay,
-                        max_batch_bytes=max_batch_bytes, sleep=sleep,
-                        secrets=[key, *(v for k, v in self._extra_headers.items()
-                                        if is_sensitive_header(k))])
+                        max_batch_bytes=max_batch_bytes, sleep=sleep)
         env_hint = f" (or {', '.join(self.env_vars)})" if self.env_vars else ""
         self.auth_fix = f"check memorySearch.remote.apiKey{env_hint}"
-
-    def public_settings(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"base_url": self.base_url, "model": self.model}
-        if self._extra_headers:
-            out["headers"] = self.headers
-        return out

@@ -33,7 +33,6 @@ from memlab.embed.http import (
     OpenAIShapedEmbedder,
     RequestFailed,
     clean_headers,
-    is_sensitive_header,
     strip_prefixes,
 )
 
@@ -77,21 +76,7 @@ class LMStudioProvider(OpenAIShapedEmbedder):
         self.preload = bool(preload)
         self.context_length = context_length
         self._preloaded = False
-        self._init_http(query_timeout=query_timeout, batch_timeout=batch_timeout,
-                        secrets=[self._api_key, *(v for k, v in self._extra_headers.items()
-                                                  if is_sensitive_header(k))], **http)
-
-    def key_settings(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"base_url": self.base_url}
-        if self.safe_headers():
-            data["headers"] = self.safe_headers()
-        return data
-
-    def public_settings(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"base_url": self.base_url, "model": self.model}
-        if self._extra_headers:
-            out["headers"] = self.headers
-        return out
+        self._init_http(query_timeout=query_timeout, batch_timeout=batch_timeout, **http)
 
     def ensure_loaded(self) -> None:
         """Preload the model (best effort; a failure is logged, not raised)."""

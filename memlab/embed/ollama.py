@@ -36,7 +36,6 @@ from memlab.embed.http import (
     REMOTE_QUERY_TIMEOUT_S,
     RemoteEmbedder,
     clean_headers,
-    is_sensitive_header,
     l2_normalize,
     malformed,
     read_vector,
@@ -86,9 +85,7 @@ class OllamaProvider(RemoteEmbedder):
         self._extra_headers = clean_headers(headers)
         self.output_dimensionality = output_dimensionality
         self._dims = output_dimensionality
-        self._init_http(query_timeout=query_timeout, batch_timeout=batch_timeout,
-                        secrets=[self._api_key, *(v for k, v in self._extra_headers.items()
-                                                  if is_sensitive_header(k))], **http)
+        self._init_http(query_timeout=query_timeout, batch_timeout=batch_timeout, **http)
 
     @property
     def url(self) -> str:
@@ -103,12 +100,6 @@ class OllamaProvider(RemoteEmbedder):
         if self.output_dimensionality is not None:
             data["output_dimensionality"] = self.output_dimensionality
         return data
-
-    def public_settings(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"base_url": self.base_url, "model": self.model}
-        if self.output_dimensionality is not None:
-            out["output_dimensionality"] = self.output_dimensionality
-        return out
 
     def _prepare_query(self, text: str) -> str:
         template = query_template(self.model)

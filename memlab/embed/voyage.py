@@ -59,9 +59,3 @@ class VoyageProvider(BearerEmbedder):
     def _body(self, texts: list[str], kind: str) -> dict[str, Any]:
         return {"model": self.model, "input": texts,
                 "input_type": "query" if kind == "query" else "document"}
-
-    def key_settings(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"base_url": self.base_url}
-        if self.safe_headers():
-            data["headers"] = self.safe_headers()
-        return data
