@@ -5,6 +5,7 @@ transcripts are masked before they are indexed.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from memlab.sessions.redact_patterns import (
     BODY_SECRET_KEYS,
@@ -93,31 +94,31 @@ def _redact_form_pairs(value: str) -> str:
     return "&".join(pairs)
 
 
-def _redact_url_query_pairs(text: str) -> str:
-    if not text or "?" not in text:
-        return text
+def _encoded_pair_masker(hinted: bool) -> Callable[[re.Match[str]], str]:
+    """The replacement for a ``(prefix, key, token)`` pair match: the token masked
+    (:func:`_mask_secret`, ``hinted`` for URL queries) when the key is percent-encoded or
+    holds invisible characters and names a secret; otherwise the match unchanged."""
 
     def repl(m: re.Match[str]) -> str:
         prefix, key, token = regex_groups(m)
         if not _encoded_or_invisible_key(key) or not _is_sensitive_body_key(key):
             return m.group(0)
-        return f"{prefix}{key}={_mask_secret(token, hinted=True)}"
+        return f"{prefix}{key}={_mask_secret(token, hinted=hinted)}"
 
-    return form_regexes()["url_pair"].sub(repl, text)
+    return repl
+
+
+def _redact_url_query_pairs(text: str) -> str:
+    if not text or "?" not in text:
+        return text
+    return form_regexes()["url_pair"].sub(_encoded_pair_masker(hinted=True), text)
 
 
 def _redact_encoded_form_pairs(text: str) -> str:
     rx = form_regexes()
     if not text or ("%" not in text and not has_invisible(text)):
         return text
-
-    def repl(m: re.Match[str]) -> str:
-        prefix, key, token = regex_groups(m)
-        if not _encoded_or_invisible_key(key) or not _is_sensitive_body_key(key):
-            return m.group(0)
-        return f"{prefix}{key}={_mask_secret(token)}"
-
-    return rx["encoded_pair"].sub(repl, text)
+    return rx["encoded_pair"].sub(_encoded_pair_masker(hinted=False), text)
 
 
 def _redact_context_single_pairs(text: str) -> str:
