@@ -1,18 +1,24 @@
 """The model table: each packaged local model's languages, dimensions, window, speed and quality,
 and the Thai/CJK keyword paths compared.
 
-    nice -n 10 .venv/bin/python benchmarks/model_table.py [--models minilm,use-multilingual]
-        [--collections scifact,cacm] [--out .memlab/benchmarks/model_table.json] [--tiny]
+    nice -n 19 .venv/bin/python benchmarks/model_table.py [--models minilm,use-multilingual]
+        [--collections scifact,cacm] [--budget-cpu-min 15] [--no-keyword-paths]
+        [--out .memlab/benchmarks/model_table.json] [--tiny]
     .venv/bin/python benchmarks/model_table.py --render .memlab/benchmarks/*.json \\
         --write docs/models.md
 
 Per packaged model (:data:`memlab.embed.models.PACKAGED_MODELS`, those installed): the
 registry's languages, dimensions and input window; the share of the sample's chunks longer
 than the window (:func:`memlab.embed.window.window_report`); documents embedded per second
-(the sample's chunks, median of ``--repeat`` passes after loading, wall clock; the machine's
-load average is recorded); nDCG@10 on ``datasets/sample-memory`` with the model as vector-only
-and hybrid (OpenClaw's defaults otherwise, depth 10, ``minScore`` 0), overall and per tag;
-nDCG@10 on the shared collections (``../shared/datasets``; skipped when absent).
+(the sample's chunks, median of ``--repeat`` passes after loading, per wall second and per
+second of the process's CPU time; the machine's load average and the passes' CPU/wall ratio,
+the threads the runtime kept busy, are recorded); nDCG@10 on ``datasets/sample-memory`` with
+the model as vector-only and hybrid (OpenClaw's defaults otherwise, depth 10, ``minScore`` 0),
+overall and per tag; nDCG@10 on the shared collections (``../shared/datasets``; skipped when
+absent). ``--budget-cpu-min MIN`` leaves out a collection whose embedding a probe of its chunks
+estimates at more than MIN CPU minutes for that model; the table then says "not measured" with
+the estimate, never a number. Each row keeps the CPU and wall seconds of the model's run and
+of each collection's.
 
 The keyword paths: on the sample's ``cjk`` and ``thai`` queries (and overall), keyword-only and
 hybrid (MiniLM) with FTS5 ``unicode61`` (OpenClaw's default), FTS5 ``trigram``, and memlab's
@@ -95,17 +101,43 @@ def ndcg(dataset: Any, config: Any, embedders: dict[str, Any], by_tag: bool = Fa
     return float(ev.means[METRIC]), tags
 
 
-def docs_per_second(provider: LocalProvider, texts: list[str], repeat: int) -> float:
-    times = []
+def docs_per_second(provider: LocalProvider, texts: list[str], repeat: int
+                    ) -> dict[str, float]:
+    """``texts`` embedded per wall second (median of ``repeat`` passes), per second of this
+    process's CPU time (all its threads), and the CPU/wall ratio: the threads the runtime kept
+    busy on the shared machine."""
+    walls, cpus = [], []
     for _ in range(max(1, repeat)):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         provider.embed_documents(texts)
-        times.append(time.perf_counter() - t0)
-    return len(texts) / statistics.median(times)
+        walls.append(time.perf_counter() - t0)
+        cpus.append(time.process_time() - c0)
+    wall, cpu = statistics.median(walls), statistics.median(cpus)
+    return {"docs_per_s": len(texts) / wall, "docs_per_cpu_s": len(texts) / max(cpu, 1e-9),
+            "cpu_per_wall": cpu / wall}
+
+
+def probe_cpu_minutes(provider: LocalProvider, texts: list[str], probe: int) -> float:
+    """Estimated CPU minutes to embed ``texts``: ``probe`` of them, evenly spaced (so long and
+    short documents both count), embedded and timed in process CPU seconds, scaled to all."""
+    if not texts:
+        return 0.0
+    step = max(1, len(texts) // max(1, probe))
+    sample = texts[::step][:probe]
+    c0 = time.process_time()
+    provider.embed_documents(sample)
+    return (time.process_time() - c0) / len(sample) * len(texts) / 60
 
 
 def bench_model(alias: str, sample: Any, collections: dict[str, Any], cache: Path,
-                repeat: int, model_window: bool = False) -> dict[str, Any]:
+                repeat: int, model_window: bool = False, budget_cpu_min: float | None = None,
+                probe: int = 64) -> dict[str, Any]:
+    """One model's row. With ``budget_cpu_min``, a collection whose corpus is estimated
+    (:func:`probe_cpu_minutes`) to take longer than that many CPU minutes to embed is not
+    measured: the row keeps the estimate as ``{name}_not_measured``. ``{name}_cpu_s`` and
+    ``{name}_wall_s`` are the CPU and wall seconds of each collection's runs (embedding
+    included, unless the cache had them)."""
+    c_start, w_start = time.process_time(), time.perf_counter()
     spec = PACKAGED_MODELS[alias]
     provider = LocalProvider(alias, show_progress=False)
     t0 = time.perf_counter()
@@ -116,7 +148,8 @@ def bench_model(alias: str, sample: Any, collections: dict[str, Any], cache: Pat
                            "languages": list(spec.languages), "dims": spec.dims,
                            "window": spec.window, "load_s": load_s,
                            "loadavg_before": machine()["loadavg"],
-                           "docs_per_s": docs_per_second(provider, texts, repeat),
+                           **docs_per_second(provider, texts, repeat),
+                           "docs_passes": max(1, repeat),
                            "window_report": window_report(texts, alias,
                                                           provider=provider).to_dict()}
     embedders: dict[str, Any] = {}
@@ -124,8 +157,26 @@ def bench_model(alias: str, sample: Any, collections: dict[str, Any], cache: Pat
         overall, tags = ndcg(sample, model_config(alias, mode, cache), embedders, by_tag=True)
         row[f"sample_{mode}"] = overall
         row[f"sample_{mode}_tags"] = tags
-        for name, ds in collections.items():
+    for name, ds in collections.items():
+        if budget_cpu_min is not None:
+            corpus = dataset_corpus(ds, model_config(alias, "vector", cache), provider).texts
+            estimate = probe_cpu_minutes(provider, list(corpus), probe)
+            row[f"{name}_estimate_cpu_min"] = estimate
+            print(f"model_table: {alias} on {name}: embedding estimated at {estimate:.1f} CPU "
+                  "min", file=sys.stderr, flush=True)
+            if estimate > budget_cpu_min:
+                row[f"{name}_not_measured"] = (
+                    f"embedding its {len(corpus)} chunks was estimated at {estimate:.0f} CPU "
+                    f"min (a probe of {min(probe, len(corpus))}), over the "
+                    f"{budget_cpu_min:g} CPU min budget")
+                print(f"model_table: {alias} on {name}: {row[f'{name}_not_measured']}",
+                      file=sys.stderr, flush=True)
+                continue
+        c0, w0 = time.process_time(), time.perf_counter()
+        for mode in MODES:
             row[f"{name}_{mode}"] = ndcg(ds, model_config(alias, mode, cache), embedders)[0]
+        row[f"{name}_cpu_s"] = time.process_time() - c0
+        row[f"{name}_wall_s"] = time.perf_counter() - w0
     if model_window and spec.window is not None:  # the sample with chunks fitted to the window
         fitted = model_config(alias, "hybrid", cache, "model-window")
         row["model_window_chunks"] = len(dataset_corpus(sample, fitted, provider))
@@ -133,6 +184,8 @@ def bench_model(alias: str, sample: Any, collections: dict[str, Any], cache: Pat
             row[f"sample_{mode}_model_window"] = ndcg(
                 sample, model_config(alias, mode, cache, "model-window"), embedders)[0]
     row["loadavg_after"] = machine()["loadavg"]
+    row["cpu_s"] = time.process_time() - c_start
+    row["wall_s"] = time.perf_counter() - w_start
     return row
 
 
@@ -175,24 +228,38 @@ def render_models(payload: dict[str, Any]) -> str:
     models = payload["models"]
     colls = payload["collections"]
     head = ["model", "languages", "dims", "window (tokens)", "sample chunks > window",
-            "docs/s (load avg)", "sample vector", "sample hybrid",
+            "docs/s (load avg, CPU/wall)", "docs per CPU s", "sample vector", "sample hybrid",
             *[f"{c} {m}" for c in colls for m in MODES]]
     rows = []
     for r in models:
         w = r["window_report"]
         load = r.get("loadavg_before")
+        busy = [f"{load[0]:.1f}"] if load else []
+        if r.get("cpu_per_wall") is not None:
+            busy.append(f"{r['cpu_per_wall']:.1f}")
         rows.append([f"`{r['alias']}`", ", ".join(r["languages"]).replace("xx", "~100"),
                      r["dims"], r["window"] if r["window"] is not None else "none",
                      f"{w['over']}/{w['chunks']} ({w['share']:.0%})",
-                     f"{r['docs_per_s']:.1f}" + (f" ({load[0]:.1f})" if load else ""),
+                     f"{r['docs_per_s']:.1f}" + (f" ({', '.join(busy)})" if busy else ""),
+                     _fmt(r.get("docs_per_cpu_s"), 1),
                      f"{r['sample_vector']:.3f}", f"{r['sample_hybrid']:.3f}",
-                     *[_fmt(r.get(f"{c}_{m}")) for c in colls for m in MODES]])
-    out = [f"nDCG@10. Machine: {payload['machine']['cpus']} CPUs, load average "
-           f"{_load(models)} during the runs (the 1-minute load average when each model's "
-           "docs/s was measured is beside it).", "", markdown(head, rows), "",
-           _best_sentence(models), ""]
+                     *[_fmt(r.get(f"{c}_{m}")) if r.get(f"{c}_{m}") is not None
+                       or not r.get(f"{c}_not_measured") else "not measured"
+                       for c in colls for m in MODES]])
+    out = [f"nDCG@10. Machine: {payload['machine']['cpus']} CPUs shared with other jobs, load "
+           f"average {_load(models)} during the runs. docs/s: the sample's chunks embedded per "
+           "wall second after loading, at the 1-minute load average beside it and the CPU/wall "
+           "ratio of those passes (the threads the model's runtime kept busy); docs per CPU s "
+           "divides by the process's CPU time instead, which a busy machine moves less.",
+           "", markdown(head, rows), "", _best_sentence(models), ""]
+    skipped = [f"`{r['alias']}` on {c}: {r[f'{c}_not_measured']}" for r in models
+               for c in colls if r.get(f"{c}_not_measured")
+               and any(r.get(f"{c}_{m}") is None for m in MODES)]
+    if skipped:
+        out += ["not measured: " + "; ".join(skipped) + ".", ""]
     missing = [f"`{r['alias']}` on {', '.join(cs)}" for r in models
-               if (cs := [c for c in colls if any(r.get(f"{c}_{m}") is None for m in MODES)])]
+               if (cs := [c for c in colls if not r.get(f"{c}_not_measured")
+                          and any(r.get(f"{c}_{m}") is None for m in MODES)])]
     if missing:
         out += [f"—: not measured in the runs rendered here ({', '.join(missing)}); "
                 "`benchmarks/model_table.py --models ALIAS` measures them.", ""]
@@ -281,8 +348,8 @@ def write_doc(path: Path, payload: dict[str, Any]) -> None:
     print(f"rewrote {', '.join(new)} in {path}", file=sys.stderr)
 
 
-def _fmt(v: Any) -> str:
-    return "—" if v is None or v != v else f"{v:.3f}"
+def _fmt(v: Any, digits: int = 3) -> str:
+    return "—" if v is None or v != v else f"{v:.{digits}f}"
 
 
 def _load(models: list[dict[str, Any]]) -> str:
@@ -302,6 +369,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model-window", action="store_true",
                     help="also the sample with memlab.chunking \"model-window\" (each model "
                     "with a window)")
+    ap.add_argument("--budget-cpu-min", type=float, default=None, metavar="MIN",
+                    help="skip a collection whose embedding is estimated (a probe of its "
+                    "chunks) at more than MIN CPU minutes for a model; the table says so "
+                    "with the estimate")
     ap.add_argument("--keyword-model", default="minilm",
                     help="the model of the hybrid keyword-path runs")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
@@ -359,7 +430,7 @@ def main(argv: list[str] | None = None) -> int:
     for alias in aliases:  # the JSON is rewritten after each model: a long run keeps its rows
         print(f"model_table: {alias}", file=sys.stderr, flush=True)
         payload["models"].append(bench_model(alias, sample, collections, cache, args.repeat,
-                                             args.model_window))
+                                             args.model_window, args.budget_cpu_min))
         write_json("model_table", payload, args.out)
     path = write_json("model_table", payload, args.out)
     print(render(json.loads(path.read_text(encoding="utf-8"))), end="")

@@ -41,10 +41,10 @@ PAYLOAD = {"machine": {"cpus": 2}, "collections": ["cacm"], "keyword_hybrid_mode
 
 def test_the_model_table_shows_load_beside_docs_per_s_and_names_what_was_not_measured():
     text = _script().render_models(PAYLOAD)
-    assert "| `minilm` | en | 384 | 256 | 3/10 (30%) | 12.3 (5.0) | 0.400 | 0.500 | 0.450 | " \
+    assert "| `minilm` | en | 384 | 256 | 3/10 (30%) | 12.3 (5.0) | — | 0.400 | 0.500 | 0.450 | " \
         "0.500 |" in text
-    assert "| `use-multilingual` | en | 384 | 256 | 3/10 (30%) | 12.3 (5.0) | 0.550 | 0.500 | " \
-        "— | — |" in text
+    assert "| `use-multilingual` | en | 384 | 256 | 3/10 (30%) | 12.3 (5.0) | — | 0.550 | " \
+        "0.500 | — | — |" in text
     assert "load average 5.0-7.0" in text
     assert "not measured in the runs rendered here (`use-multilingual` on cacm)" in text
     assert ("Best vector-only nDCG@10 on the sample: `use-multilingual` 0.550 (`minilm` 0.400); "
@@ -88,5 +88,51 @@ def test_render_merges_runs_of_one_model_and_writes_the_model_window_block(tmp_p
     assert mod.main(["--render", str(first), str(second), "--write", str(doc)]) == 0
     text = doc.read_text()
     assert "| `minilm` | 256 | 3/10 | 0.400 | 0.500 | 13 | 0.390 | 0.480 |" in text
-    assert "| `minilm` | en | 384 | 256 | 3/10 (30%) | 12.3 (5.0) | 0.400 | 0.500 | 0.450 |" in text
+    assert "| `minilm` | en | 384 | 256 | 3/10 (30%) | 12.3 (5.0) | — | 0.400 | 0.500 | 0.450 |" \
+        in text
     assert "| `minilm` | 256 | 3/10 | 0.400 | 0.500 | 13 |" in capsys.readouterr().out
+
+
+def test_a_collection_over_the_budget_says_not_measured_with_the_estimate_and_cpu_per_wall():
+    reason = "embedding its 5183 chunks was estimated at 40 CPU min (a probe of 64)"
+    row = {**_row("e5-small-multilingual", 0.57, 0.6, cacm_vector=0.4, cacm_hybrid=0.5),
+           "docs_per_cpu_s": 1.46, "cpu_per_wall": 1.92, "scifact_not_measured": reason}
+    text = _script().render_models({**PAYLOAD, "collections": ["cacm", "scifact"],
+                                    "models": [row]})
+    assert ("| 12.3 (5.0, 1.9) | 1.5 | 0.570 | 0.500 | 0.400 | 0.500 | not measured | "
+            "not measured |") in text
+    assert f"not measured: `e5-small-multilingual` on scifact: {reason}." in text
+    assert "not measured in the runs rendered here" not in text  # the reason replaces it
+    assert "CPU/wall ratio" in text
+
+
+class _Clocked:
+    """A provider whose embedding burns CPU in proportion to the text lengths."""
+
+    def __init__(self):
+        self.seen = []
+
+    def embed_documents(self, texts):
+        self.seen.extend(texts)
+        total = sum(len(t) for t in texts)
+        x = 0
+        for i in range(total * 2000):
+            x += i
+        return [[0.0]] * len(texts)
+
+
+def test_docs_per_second_reports_wall_cpu_and_their_ratio():
+    rates = _script().docs_per_second(_Clocked(), ["ab"] * 10, repeat=2)
+    assert rates["docs_per_s"] > 0 and rates["docs_per_cpu_s"] > 0
+    assert 0.05 < rates["cpu_per_wall"] <= 2.5  # one busy thread, give or take a loaded box
+    assert rates["docs_per_cpu_s"] >= rates["docs_per_s"] * 0.4
+
+
+def test_probe_embeds_evenly_spaced_texts_and_scales_to_all():
+    mod = _script()
+    provider = _Clocked()
+    texts = [f"{i:03d}" for i in range(100)]
+    estimate = mod.probe_cpu_minutes(provider, texts, probe=10)
+    assert provider.seen == texts[::10]
+    assert estimate > 0
+    assert mod.probe_cpu_minutes(_Clocked(), [], probe=10) == 0.0
