@@ -8,7 +8,10 @@ internal.ts``) and the dated/evergreen path rules of ``temporal-decay.ts``:
 * every ``*.md`` file under ``memory/`` (recursively). Symlinks are skipped -- entries and
   the ``memory`` directory itself -- and ``.openclaw-repair`` directories are not entered.
 * ``extra_paths``: absolute or workspace-relative, ``~`` expanded; directories are walked
-  like ``memory/``, single ``.md`` files accepted, symlinks skipped.
+  like ``memory/``, single ``.md`` files accepted, symlinks skipped. 2026.9's ``{path,
+  pattern}`` form (:class:`ExtraPath`) keeps, of a directory's files, those whose path
+  relative to it matches the glob ``pattern`` (Node's ``path.posix.matchesGlob``,
+  :mod:`memlab.text.node_glob`); a single file is kept whatever its pattern, as in 2026.9.6.
 * the list is deduplicated by realpath, keeping the first occurrence.
 
 Order is OpenClaw's: ``MEMORY.md``, then a depth-first walk of ``memory/``, then the extra
@@ -51,12 +54,14 @@ from typing import TYPE_CHECKING, Literal
 
 from memlab.safeio import UnsafePath, open_beneath, path_parts
 from memlab.text.js import JS_WHITESPACE as _JS_WHITESPACE
+from memlab.text.node_glob import compile_glob
 
 if TYPE_CHECKING:
     from memlab.embedding_input import EmbeddingInput
 
 __all__ = [
     "MULTIMODAL_SPECS",
+    "ExtraPath",
     "LoadedFile",
     "MemlabWarning",
     "MemoryFile",
@@ -66,6 +71,7 @@ __all__ = [
     "detect_mime",
     "load_multimodal_input",
     "multimodal_settings",
+    "normalize_extra_path_entries",
     "normalize_extra_paths",
     "SkippedFile",
     "dated_path_date",
@@ -115,6 +121,15 @@ class MemoryFile:
     #: The directory reads start from (``abs_path`` is opened below it without following
     #: links); ``None`` opens ``abs_path`` directly (its last component still not followed).
     root: Path | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class ExtraPath:
+    """An ``extraPaths`` entry in 2026.9's object form: ``{path, pattern}``. ``pattern``
+    (a glob relative to ``path``) filters the files found when ``path`` is a directory."""
+
+    path: str
+    pattern: str | None = None
 
 
 @dataclass(frozen=True)
@@ -187,6 +202,42 @@ def normalize_extra_paths(workspace: str, extra_paths: Sequence[str]) -> list[st
     return out
 
 
+def _entry_parts(entry: object) -> tuple[str, str | None]:
+    """``(path, pattern)`` of a string, an :class:`ExtraPath`-like object or a mapping."""
+    if isinstance(entry, str):
+        return entry, None
+    if isinstance(entry, dict):
+        return str(entry.get("path", "")), entry.get("pattern")
+    return str(getattr(entry, "path", "")), getattr(entry, "pattern", None)
+
+
+def normalize_extra_path_entries(workspace: str, extra_paths: Sequence[str | ExtraPath]
+                                 ) -> list[ExtraPath]:
+    """2026.9's ``normalizeConfiguredMemoryExtraPaths`` + ``normalizeExtraMemoryPathEntries``:
+    path and pattern trimmed (an empty pattern is no pattern), entries unique by the
+    configured ``(path, pattern)`` (first position kept), empty paths dropped, then each path
+    ``~``-expanded and resolved against ``workspace`` and ``\\`` in the pattern read as
+    ``/``.
+
+    >>> [(e.path, e.pattern) for e in normalize_extra_path_entries(
+    ...     "/ws", ["notes", ExtraPath(" notes ", " *.md "), {"path": "notes", "pattern": " "}])]
+    [('/ws/notes', None), ('/ws/notes', '*.md')]
+    """
+    configured: dict[tuple[str, str], None] = {}
+    for entry in extra_paths:
+        raw_path, raw_pattern = _entry_parts(entry)
+        path = _js_trim(raw_path)
+        pattern = _js_trim(raw_pattern) if isinstance(raw_pattern, str) else ""
+        if path:
+            configured.setdefault((path, pattern), None)
+    out: list[ExtraPath] = []
+    for path, pattern in configured:
+        value = _expand_home(path)
+        resolved = _resolve("/", value) if os.path.isabs(value) else _resolve(workspace, value)
+        out.append(ExtraPath(resolved, pattern.replace("\\", "/") or None))
+    return out
+
+
 def _should_skip_workspace_path(workspace: str, abs_path: str) -> bool:
     """``shouldSkipRootMemoryAuxiliaryPath``: root ``memory.md`` and the repair dir."""
     relative = os.path.relpath(abs_path, workspace)
@@ -255,12 +306,16 @@ class _Discovery:
             return True
         return False
 
-    def walk(self, root: str, read_root: str | None = None) -> None:
+    def walk(self, root: str, read_root: str | None = None,
+             pattern: str | None = None) -> None:
         """``walkDirectory(root, {symlinks: "skip"})`` with the memory include/descend rules.
 
         Depth-first in Node's order, with an explicit stack (no recursion limit on nesting).
         ``read_root`` is the directory files found here are read from (default ``root``).
+        ``pattern``: an extra path's glob; a file is kept only when its path relative to
+        ``root`` matches it (``matchesExtraMemoryPathEntry``; directories are still entered).
         """
+        glob = compile_glob(pattern) if pattern else None
         visited: set[str] = set()
         base = read_root or os.path.abspath(root)
         stack: list[tuple[str, Iterator[os.DirEntry[str]]]] = []
@@ -312,7 +367,8 @@ class _Discovery:
                 continue
             if kind == "file" and (full.endswith(".md") or classify_multimodal_path(
                     full, self.multimodal) is not None):
-                self.add(full, base)
+                if glob is None or glob.matches(_rel_posix(root, full)):
+                    self.add(full, base)
             elif kind == "other" and full.endswith(".md"):
                 self.skip(full, "not a regular file")
             elif kind == "directory":
@@ -350,8 +406,13 @@ class _Discovery:
         elif stat_mod.S_ISDIR(st.st_mode):
             self.walk(memory_dir, read_root=self.workspace)
 
-    def extra(self, extra_paths: Sequence[str]) -> None:
-        for input_path in normalize_extra_paths(self.workspace, extra_paths):
+    def extra(self, extra_paths: Sequence[str | ExtraPath]) -> None:
+        if all(isinstance(e, str) for e in extra_paths):  # 2026.7: unique resolved paths
+            entries = [ExtraPath(p) for p in normalize_extra_paths(self.workspace, extra_paths)]
+        else:
+            entries = normalize_extra_path_entries(self.workspace, extra_paths)
+        for entry in entries:
+            input_path = entry.path
             if self.bad_name(input_path):
                 continue
             if self.should_skip(input_path):
@@ -372,7 +433,7 @@ class _Discovery:
             if stat_mod.S_ISLNK(st.st_mode):
                 self.skip(input_path, "symlink")
             elif stat_mod.S_ISDIR(st.st_mode):
-                self.walk(input_path, read_root=read_root)
+                self.walk(input_path, read_root=read_root, pattern=entry.pattern)
             elif stat_mod.S_ISREG(st.st_mode) and (input_path.endswith(".md") or (
                     classify_multimodal_path(input_path, self.multimodal) is not None)):
                 self.add(input_path, read_root)
@@ -428,7 +489,7 @@ def _workspace_dir(workspace: str | Path) -> str:
 
 
 def _discover(
-    workspace: str | Path, extra_paths: Sequence[str],
+    workspace: str | Path, extra_paths: Sequence[str | ExtraPath],
     multimodal: MultimodalSettings | None = None,
 ) -> tuple[list[MemoryFile], list[SkippedFile]]:
     if isinstance(extra_paths, str):
@@ -447,7 +508,7 @@ def _discover(
 
 
 def list_memory_files(
-    workspace: str | Path, extra_paths: Sequence[str] = (), *,
+    workspace: str | Path, extra_paths: Sequence[str | ExtraPath] = (), *,
     multimodal: MultimodalSettings | None = None,
 ) -> list[MemoryFile]:
     """The memory files OpenClaw indexes for ``workspace``, in OpenClaw's order.

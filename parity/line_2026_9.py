@@ -30,6 +30,20 @@ VERSION = "2026.9.6"
 MEMLAB_ARGS = ("--profile", "2026.9")
 ALSO_MAX_RESULTS = (1, 10)
 
+#: ``extraPaths`` of the ``extra-patterns`` suite (workspaces/patterns): two patterns on one
+#: folder (a globstar below ``api/`` that skips hidden files, a negated class at the top level),
+#: a name prefix that does not cross folders, ``**/*.md`` past a hidden folder, a brace list, a
+#: file entry whose pattern does not apply, and a blank pattern (the whole folder).
+EXTRA_PATTERNS: list[Any] = [
+    {"path": "docs", "pattern": "api/**"},
+    {"path": "docs", "pattern": "[!d]*.md"},
+    {"path": "journal", "pattern": "2026-*.md"},
+    {"path": "projects", "pattern": "**/*.md"},
+    {"path": "topics", "pattern": "{alpha,beta}.md"},
+    {"path": "refs/single.md", "pattern": "nomatch"},
+    {"path": "misc", "pattern": "  "},
+]
+
 #: Suites: name -> (description, overrides of the base ``memory.search``).
 SUITES: dict[str, tuple[str, dict[str, Any]]] = {
     "fts": ("provider none (keyword only: body + path FTS, fallback, decay, importance)",
@@ -42,16 +56,22 @@ SUITES: dict[str, tuple[str, dict[str, Any]]] = {
     "sessions-fts": ("provider none + session transcripts", {
         "provider": "none", "sources": ["memory", "sessions"],
         "experimental": {"sessionMemory": True}}),
-    "trigram": ("store.fts.tokenizer trigram (not in the default run)",
+    "trigram": ("store.fts.tokenizer trigram (trigram body and path FTS)",
                 {"store": {"fts": {"tokenizer": "trigram"}}}),
+    "extra-patterns": ("defaults, extraPaths in the {path, pattern} form (globs filter an extra "
+                       "folder's files; a file entry ignores its pattern; a blank pattern is "
+                       "none), on workspaces/patterns only", {"extraPaths": EXTRA_PATTERNS}),
     "sample": ("defaults on the bundled labelled sample (datasets/sample-memory): memlab's CLI "
                "and the dataset wrapper memlab.eval.upgrade.run_profile_2026_9", {}),
 }
-DEFAULT_SUITES = ("fts", "hybrid", "sessions", "sessions-fts", "sample")
+DEFAULT_SUITES = ("fts", "hybrid", "sessions", "sessions-fts", "trigram", "extra-patterns",
+                  "sample")
 KEYWORD_SUITES = set(SUITES)
 #: Suites that run on their own workspaces (memory dataset folders) instead of the run's.
+#: A parity workspace named here (``patterns``) is left out of the other suites' default run.
 SUITE_WORKSPACES: dict[str, tuple[str, ...]] = {
-    "sample": (str(Path(__file__).resolve().parent.parent / "datasets" / "sample-memory"),)}
+    "sample": (str(Path(__file__).resolve().parent.parent / "datasets" / "sample-memory"),),
+    "extra-patterns": ("patterns",)}
 #: Suites whose workspaces are memory datasets whose wrapper
 #: (:func:`memlab.eval.upgrade.run_profile_2026_9`) is also compared, at this depth.
 WRAPPER_DEPTH = {"sample": 10}
@@ -162,6 +182,28 @@ def chunker_issues(workspace: Path, rows: Sequence[dict[str, Any]], max_input_by
             only_o = sorted(set(theirs) - set(mine))[:3]
             only_m = sorted(set(mine) - set(theirs))[:3]
             issues.append(f"{path}: chunks differ; only OpenClaw {only_o}; only memlab {only_m}")
+    return issues
+
+
+def indexed_files_issues(workspace: Path, agent: str, rows: Sequence[dict[str, Any]],
+                         memory_search: dict[str, Any], max_input_bytes: int | None
+                         ) -> list[str]:
+    """memlab's file selection (:func:`memlab.profiles.index_2026_9.collect_files`: ``MEMORY.md``,
+    ``USER.md``, ``memory/**``, ``extraPaths`` strings and ``{path, pattern}`` entries) against
+    the memory files OpenClaw indexed for ``workspace``: the same paths (a file that gives no
+    chunk, such as an empty one, is not in OpenClaw's index and is left out of memlab's)."""
+    from memlab.config.schema_2026_9 import read_config
+    from memlab.profiles.index_2026_9 import collect_files, file_chunks
+
+    settings = read_config({"memory": {"search": memory_search}}).resolve(agent)
+    mine = {f.path for f in collect_files(workspace, ["memory"], settings.extra_paths, agent)
+            if file_chunks(f, max_input_bytes)}
+    theirs = {r["path"] for r in rows if r.get("source") == "memory"}
+    issues = []
+    if theirs - mine:
+        issues.append(f"indexed by OpenClaw only: {sorted(theirs - mine)}")
+    if mine - theirs:
+        issues.append(f"indexed by memlab only: {sorted(mine - theirs)}")
     return issues
 
 

@@ -996,7 +996,8 @@ def _line_2026_9_checks(result: SuiteResult, batch: dict[str, Any],
                         workspaces: dict[str, Path], ms: dict[str, Any]) -> None:
     """OpenClaw-side checks of the 2026.9 line: ``--max-results 1``/``10`` answers are
     prefixes of the full one; memlab's chunking version 5 and annotations give OpenClaw's
-    indexed memory chunks and recall metadata."""
+    indexed memory chunks and recall metadata; memlab selects the files OpenClaw indexed
+    (``extraPaths`` patterns included)."""
     cap = None if ms["provider"] == "none" else 8000  # openai-compatible: min(8192, 8000)
     for ws, agent in batch["agents"].items():
         for entry in agent["queries"]:
@@ -1007,6 +1008,9 @@ def _line_2026_9_checks(result: SuiteResult, batch: dict[str, Any],
         rows = [r for r in index_rows.get(ws, []) if "meta" not in r]
         for issue in line_2026_9.chunker_issues(workspaces[ws], rows, cap):
             result.line_check_failures.append(f"[{ws}] memlab chunking v5: {issue}")
+        result.line_checks += 1
+        for issue in line_2026_9.indexed_files_issues(workspaces[ws], ws, rows, ms, cap):
+            result.line_check_failures.append(f"[{ws}] memlab file selection: {issue}")
 
 
 def report_json(suites: Sequence[SuiteResult], meta: dict[str, Any]) -> dict[str, Any]:
@@ -1085,7 +1089,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if unknown:
             parser.error(f"unknown suite(s) {unknown}; choose from "
                          + "; ".join(f"{line.version}: {list(line.suites)}" for line in lines))
-    all_ws = sorted(p.name for p in (HERE / "workspaces").iterdir() if p.is_dir())
+    # a workspace a suite runs on alone (line_2026_9.SUITE_WORKSPACES) is not in the others'
+    all_ws = sorted(p.name for p in (HERE / "workspaces").iterdir() if p.is_dir()
+                    and not any(p.name in specs for line in lines
+                                for specs in line.suite_workspaces.values()))
     line_ws = {line.version: ([w.strip() for w in args.workspaces.split(",") if w.strip()]
                               if args.workspaces else
                               list(DEFAULT_WORKSPACES_2026_7) if line is LINE_2026_7 else all_ws)

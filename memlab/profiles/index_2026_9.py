@@ -9,7 +9,9 @@ identity includes ``chunkingVersion: 5``: an index built by another profile, pro
 tokenizer or from other file contents is rebuilt (:func:`open_index`).
 
 What is indexed (:func:`collect_files`): ``MEMORY.md``, ``USER.md``, ``memory/**``,
-``extraPaths`` (chunking version 5 with annotation metadata, :mod:`memlab.annotations`), and
+``extraPaths`` (strings or ``{path, pattern}``: a directory's files filtered by the glob,
+:class:`memlab.workspace.ExtraPath`; chunking version 5 with annotation metadata,
+:mod:`memlab.annotations`), and
 the agent's archived transcripts (``sessions/<agent>/*.jsonl.reset.<ts>``: 2026.9.6 reads live
 transcripts from its own SQLite session store, and from the folder only these archives) when
 ``sessions`` is among the resolved sources (``rememberAcrossConversations`` defaults on).
@@ -41,7 +43,7 @@ from memlab.index.paths import TOKENIZE_CLAUSES, add_path, create_paths_fts
 from memlab.sessions.render import remap_chunk_lines
 from memlab.sessions.scan import scan_sessions
 from memlab.text.js import js_trim
-from memlab.workspace import MemoryFile, list_memory_files
+from memlab.workspace import ExtraPath, MemoryFile, list_memory_files
 
 CHUNKING_VERSION = 5
 CHUNKS_TABLE = "memory_index_chunks"
@@ -89,16 +91,14 @@ def collect_files(workspace: str | Path, sources: Sequence[str], extra_paths: Se
                   agent_id: str) -> list[SourceFile]:
     """The files 2026.9.6 indexes for ``workspace`` (module docstring), in its order."""
     ws = Path(workspace).expanduser()
-    extras = []
-    for entry in extra_paths:
+    extras: list[ExtraPath] = []
+    for entry in extra_paths:  # 2026.9 normalisation: unique by configured (path, pattern)
         if isinstance(entry, str):
-            extras.append(entry)
-        elif getattr(entry, "pattern", None):
-            raise NotImplementedError(
-                f"extraPaths entry {entry!r}: the `pattern` filter of 2026.9 is not supported by "
-                "memlab's 2026.9 profile yet; use a plain path")
+            extras.append(ExtraPath(entry))
+        elif isinstance(entry, dict):
+            extras.append(ExtraPath(str(entry["path"]), entry.get("pattern")))
         else:
-            extras.append(getattr(entry, "path", None) or entry["path"])
+            extras.append(ExtraPath(entry.path, getattr(entry, "pattern", None)))
     files = list_memory_files(ws, extras)
     user = ws / "USER.md"
     if user.is_file() and not user.is_symlink():  # 2026.9 indexes USER.md after MEMORY.md
