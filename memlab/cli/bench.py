@@ -105,27 +105,25 @@ DEFAULT_LATENCY_WARMUP = 5
 
 
 def parse_spec(spec: str) -> dict[str, Any]:
-    """The OpenClaw config fragment (``{"memorySearch": ...}``) a provider spec stands for."""
-    text = str(spec).strip()
-    if not text:
-        raise ValueError("empty provider spec")
-    pid, _, rest = text.partition(":")
-    pid = pid.strip().lower()
-    ms: dict[str, Any] = {"provider": pid, "cache": {"enabled": False}}
-    if pid == "local":
-        if rest.strip():
-            ms["local"] = {"modelPath": rest.strip()}
-    elif pid == "openai-compatible":
-        url, _, model = rest.partition("#")
-        if not url.strip() or not model.strip():
-            raise ValueError(f"provider spec {spec!r}: use openai-compatible:BASE_URL#MODEL")
-        ms["remote"] = {"baseUrl": url.strip()}
-        ms["model"] = model.strip()
-    elif pid == "none":
+    """The OpenClaw config fragment (``{"memorySearch": ...}``) a provider spec stands for:
+    the key paths of :func:`memlab.tune.models.spec_overrides` (the one spec grammar, shared
+    with the sweep's ``embedding`` axis), nested, with the embedding cache off.
+
+    >>> parse_spec("openai:text-embedding-3-small")["memorySearch"]
+    {'provider': 'openai', 'cache': {'enabled': False}, 'model': 'text-embedding-3-small'}
+    """
+    from memlab.tune.models import spec_overrides  # pandas: not at CLI start-up (issue 16)
+
+    overrides = spec_overrides(spec)
+    if overrides["provider"] == "none":
         raise ValueError("provider 'none' embeds nothing; benchmark it as the keyword system")
-    else:
-        if rest.strip():
-            ms["model"] = rest.strip()
+    ms: dict[str, Any] = {"provider": overrides.pop("provider"), "cache": {"enabled": False}}
+    for path, value in overrides.items():
+        *parents, leaf = path.split(".")
+        node = ms
+        for name in parents:
+            node = node.setdefault(name, {})
+        node[leaf] = value
     return {"memorySearch": ms}
 
 
