@@ -35,7 +35,6 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
-import pandas as pd
 
 from memlab.text.js import JS_WHITESPACE, js_regex, js_trim
 
@@ -302,6 +301,8 @@ def importance_multiplier(importance: Any) -> np.ndarray:
     >>> importance_multiplier([None, 0, 5.7, 11]).round(2).tolist()
     [1.0, 0.8, 1.0, 1.25]
     """
+    import pandas as pd  # here: chunking imports this module, and indexing needs no pandas
+
     values = pd.to_numeric(pd.Series(np.asarray(importance, dtype=object).ravel()),
                            errors="raise").to_numpy(dtype=float)
     steps = np.clip(np.floor(values), *IMPORTANCE_RANGE)

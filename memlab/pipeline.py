@@ -8,7 +8,9 @@ queries; re-rankers (fusion, decay, MMR, thresholds) take hits. Stages chain wit
 
 Parameters follow scikit-learn's conventions (constructor arguments stored unchanged as
 attributes), so ``get_params``/``set_params`` and the readable ``repr`` come from
-:class:`sklearn.base.BaseEstimator`, nested names included (``merge__vector_weight``).
+:class:`memlab.text.params.Params` (scikit-learn's ``BaseEstimator`` convention without
+importing scikit-learn), nested names included (``merge__vector_weight``);
+``sklearn.base.clone`` works on a stage.
 
 :class:`Cached` memoises a leg's candidates per query text: wrap the expensive legs once and
 every later re-run of the cheap stages after them (fusion, decay, MMR, thresholds) reuses
@@ -40,9 +42,9 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator
 
 from memlab.frames import Query, QueryHits, as_queries
+from memlab.text.params import Params
 
 
 @runtime_checkable
@@ -128,7 +130,7 @@ def run_query(stage: Any, query: Query, hits: QueryHits | None = None) -> QueryH
     return QueryHits.from_frame(stage.transform(frame))
 
 
-class Stage(BaseEstimator):
+class Stage(Params):
     """Base class of every stage: ``transform(frame) -> hits``.
 
     Calling a stage accepts anything :func:`memlab.frames.as_queries` does (a string, a list of

@@ -22,6 +22,7 @@ def loaded_after(code: str) -> list[str]:
 
 
 @pytest.mark.parametrize("module", ["memlab.text", "memlab.text.js", "memlab.text.keywords",
+                                    "memlab.text.tokenize", "memlab.text.params",
                                     "memlab.text.stopwords", "memlab.eval",
                                     "memlab.eval.collection_cli", "memlab.convert"])
 def test_light_modules_do_not_import_the_scientific_stack(module):
@@ -67,12 +68,12 @@ def test_building_the_cli_parser_imports_nothing_heavy():
 
 @pytest.mark.skipif(not SAMPLE_WORKSPACE.exists(), reason="no sample workspace")
 def test_status_imports_no_scientific_stack_it_does_not_use(tmp_path):
-    # memlab status reads the index: no tuning, plotting, model or BM25 kernel. (Still
-    # loaded, issue 16 item 4 open: sklearn -- and through it scipy.stats -- by the
-    # BaseEstimator base of memlab.pipeline.Stage and memlab.text.Tokenizer, and pandas by
-    # memlab.index.store.)
+    # memlab status reads the index: no tuning, plotting, model, BM25 kernel, scikit-learn
+    # (Stage and Tokenizer take their parameters from memlab.text.params, not BaseEstimator),
+    # scipy or pandas (the index store loads it with the chunks, which status never reads)
     code = ("from memlab.cli.main import main\n"
             "try:\n    main()\nexcept SystemExit:\n    pass")
-    unused = ("optuna", "matplotlib", "torch", "numba", "sentence_transformers")
+    unused = ("optuna", "matplotlib", "torch", "numba", "sentence_transformers", "sklearn",
+              "scipy", "pandas")
     argv = ["status", str(SAMPLE_WORKSPACE), "--index", str(tmp_path / "index.sqlite")]
     assert heavy_after(code, unused, argv) == []

@@ -79,7 +79,7 @@ def _search_or_fail(args: argparse.Namespace) -> int:
 def agent_config(args: argparse.Namespace) -> tuple[MemlabConfig, str]:
     """The config as the agent sees it (its ``agents.list[]`` override merged) and the agent
     id: ``--agent``, else the entry whose workspace is WORKSPACE, else the default agent."""
-    from memlab.openclaw import DEFAULT_CONFIG
+    from memlab.config import DEFAULT_CONFIG  # not via memlab.openclaw: it loads every stage
 
     source = args.config if args.config is not None else DEFAULT_CONFIG
     agent = args.agent or default_agent_id(source, args.workspace)
@@ -94,9 +94,9 @@ def _session_args(args: argparse.Namespace) -> dict:
 
 
 def _index(args: argparse.Namespace) -> int:
+    from memlab.embed.factory import keyword_only_config
     from memlab.index.search import resolve_index_path
     from memlab.index.sync import sync_index
-    from memlab.openclaw import keyword_only_config, make_search_embedder
     from memlab.workspace import MemlabWarning
 
     if (code := dispatch("index", args)) is not None:  # --profile 2026.9
@@ -105,9 +105,9 @@ def _index(args: argparse.Namespace) -> int:
     ms = cfg.memory_search
     if not Path(args.workspace).expanduser().is_dir():
         raise FileNotFoundError(f"memory workspace not found: {args.workspace}")
-    embedder, degraded = (None, None) if ms.resolved_provider() == "none" else \
-        make_search_embedder(cfg)
     path = resolve_index_path(args.workspace, cfg, args.index)
+    embedder, degraded = (None, None) if ms.resolved_provider() == "none" else \
+        _index_embedder(cfg, path, args, agent)
     store = _open_for_indexing(path, ms.store.fts.tokenizer, args.force)
     if degraded is not None:  # optional provider unavailable: index keyword-only, unless
         meta = store.read_meta() or {}  # that would throw away the index's vectors
@@ -140,6 +140,42 @@ def _index(args: argparse.Namespace) -> int:
           f"{report.seconds:.2f}s")
     print(f"Store: {path}")
     return 0
+
+
+def _index_embedder(cfg: MemlabConfig, path: Path, args: argparse.Namespace, agent: str
+                    ) -> tuple[Any, str | None]:
+    """``(embedder, degraded_reason)`` of ``memlab index``, as
+    :func:`memlab.embed.factory.make_search_embedder` gives them; but when the index at
+    ``path`` exists and the sync has nothing to embed
+    (:func:`memlab.index.sync.needs_embedding`), the provider as created, without loading a
+    local model to check that it works (seconds of CPU for a no-op index)."""
+    import sqlite3
+
+    from memlab.embed.cache import CachedEmbedder
+    from memlab.embed.factory import make_embedder, make_search_embedder
+    from memlab.index.errors import IndexUnavailable
+    from memlab.index.store import IndexStore
+    from memlab.index.sync import needs_embedding
+
+    lazy = None
+    if not args.force and path.is_file():
+        try:
+            lazy = make_embedder(cfg)
+        except ProviderUnavailable:
+            pass  # make_search_embedder decides: a required provider fails, optional degrades
+    if lazy is not None:
+        try:
+            store = IndexStore(path, fts_tokenizer=cfg.memory_search.store.fts.tokenizer)
+        except (IndexUnavailable, sqlite3.DatabaseError):
+            store = None  # _open_for_indexing reports it
+        if store is not None:
+            try:
+                if not needs_embedding(store, args.workspace, cfg, lazy, agent_id=agent):
+                    return lazy, None
+            finally:
+                store.close()
+    cache = lazy.cache if isinstance(lazy, CachedEmbedder) else None
+    return make_search_embedder(cfg, cache)
 
 
 def _open_for_indexing(path: Path, tokenizer: str, force: bool):

@@ -23,6 +23,7 @@ from memlab.index.sync import (
     FORCE_HINT,
     identity_problem,
     index_identity,
+    pending_changes,
     scan_sources,
 )
 from memlab.workspace import MemlabWarning
@@ -103,7 +104,7 @@ def index_status(workspace: str | Path, config: MemlabConfig | dict | str | Path
         out["fallback"] = {"from": life["fallbackFrom"], "reason": life.get("reason")}
     meta = None
     counts: dict[str, dict[str, int]] = {}
-    hashes: dict[tuple[str, str], str] = {}
+    changed, removed = list(loaded), []
     vectors = 0
     fts_tokenizer = None
     if path.exists():
@@ -111,8 +112,7 @@ def index_status(workspace: str | Path, config: MemlabConfig | dict | str | Path
         try:
             meta = store.read_meta()
             counts = store.counts()
-            hashes = {(p, src): h for src in ("memory", "sessions")
-                      for p, h in store.source_hashes(src).items()}
+            changed, removed = pending_changes(store, loaded)
             vectors = store.vector_count()
             fts_tokenizer = store.fts_tokenizer
             has_chunks = store.has_chunks()
@@ -137,10 +137,9 @@ def index_status(workspace: str | Path, config: MemlabConfig | dict | str | Path
     out["indexIdentity"] = ({"status": "valid"} if problem is None else
                             {"status": "missing" if meta is None else "mismatched",
                              "reason": problem, "fix": f"Run: {FORCE_HINT}"})
-    current = {(f.path, f.source): f.hash for f in loaded}
-    out["dirty"] = problem is not None or current != hashes
-    out["changedFiles"] = sorted(k[0] for k, h in current.items() if hashes.get(k) != h)
-    out["removedFiles"] = sorted(k[0] for k in hashes if k not in current)
+    out["dirty"] = problem is not None or bool(changed or removed)
+    out["changedFiles"] = sorted(f.path for f in changed)
+    out["removedFiles"] = sorted(key[0] for key in removed)
     dims = (meta or {}).get("vectorDims")
     out["vector"] = {"enabled": embedder is not None or provider_error is not None,
                      "available": bool(vectors) if embedder is not None else False,

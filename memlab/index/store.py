@@ -44,14 +44,15 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
-from memlab.corpus import CHUNK_TABLE_COLUMNS, FILE_TABLE_COLUMNS, Corpus
 from memlab.index.errors import IndexCorrupt, IndexNotWritable, IndexUnavailable, NotAnIndex
 from memlab.safeio import UnsafePath, refuse_link
+
+if TYPE_CHECKING:  # memlab.corpus imports pandas: loaded with the chunks, in _load
+    from memlab.corpus import Corpus
 
 __all__ = [
     "CHUNKS_TABLE",
@@ -651,6 +652,10 @@ class IndexStore:
                                     (META_KEY,)).fetchone()
             ws_row = conn.execute(f"SELECT value FROM {META_TABLE} WHERE key = ?",
                                   (WORKSPACE_KEY,)).fetchone()
+        import pandas as pd  # here, not at import: status and a no-op index never need it
+
+        from memlab.corpus import CHUNK_TABLE_COLUMNS, FILE_TABLE_COLUMNS, Corpus
+
         chunks = pd.DataFrame([r[:7] for r in rows], columns=CHUNK_TABLE_COLUMNS).astype(
             {"start_line": "int64", "end_line": "int64"})
         files_df = pd.DataFrame(files, columns=FILE_TABLE_COLUMNS)

@@ -37,6 +37,7 @@ import json
 import os
 import threading
 import time
+import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +55,7 @@ from memlab.index.store import ChunkRow, IndexStore
 from memlab.safeio import open_for_writing
 from memlab.workspace import (
     LoadedFile,
+    MemlabWarning,
     MultimodalFile,
     SkippedFile,
     load_multimodal_input,
@@ -70,6 +72,8 @@ __all__ = [
     "SyncReport",
     "identity_problem",
     "index_identity",
+    "needs_embedding",
+    "pending_changes",
     "scan_sources",
     "sync_index",
 ]
@@ -421,6 +425,43 @@ def _progress(total: int, enabled: bool, desc: str) -> Any:
     return bar(total=total, unit="file", desc=desc, progress=enabled)
 
 
+def pending_changes(store: IndexStore, loaded: Sequence[LoadedFile]
+                    ) -> tuple[list[LoadedFile], list[tuple[str, str]]]:
+    """What an incremental sync of ``loaded`` (the files :func:`scan_sources` found) would do
+    to ``store``: the files that are new or whose sha256 differs from the index's, and the
+    ``(path, source)`` keys the index holds that are no longer there."""
+    existing = {(path, source): h for source in ("memory", "sessions")
+                for path, h in store.source_hashes(source).items()}
+    changed = [f for f in loaded if existing.get((f.path, f.source)) != f.hash]
+    active = {(f.path, f.source) for f in loaded}
+    return changed, [key for key in existing if key not in active]
+
+
+def needs_embedding(store: IndexStore, workspace: str | Path, config: MemlabConfig,
+                    embedder: EmbeddingProvider | None, *, agent_id: str = "main") -> bool:
+    """Whether :func:`sync_index` (without ``force``) of ``workspace`` into ``store`` would
+    embed anything with ``embedder``: ``False`` only when the index's identity matches the
+    configuration and no file is new or changed (files that disappeared are only deleted).
+
+    Reads the workspace and the index, never writes, and uses only the embedder's identity
+    (``id``, ``model``, ``settings_key``), which a local provider knows without loading its
+    model: ``memlab index`` with nothing to do decides from this not to load it.
+    """
+    ms = config.memory_search
+    if ms.resolved_provider() == "none" or embedder is None:
+        return False
+    ws = Path(os.path.abspath(os.path.expanduser(os.fspath(workspace))))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MemlabWarning)  # the sync itself reports them
+        loaded, _ = scan_sources(ws, config, agent_id)
+    meta = store.read_meta()
+    if meta is None or not store.has_chunks():
+        return True
+    if identity_problem(meta, index_identity(config, embedder, ws), has_chunks=True):
+        return True
+    return bool(pending_changes(store, loaded)[0])
+
+
 def sync_index(store: IndexStore, workspace: str | Path,
                config: MemlabConfig | dict | str | Path | None = None,
                embedder: EmbeddingProvider | None = None, *, force: bool = False,
@@ -595,11 +636,7 @@ def _full(store: IndexStore, loaded: list[LoadedFile], report: SyncReport, embed
 def _incremental(store: IndexStore, loaded: list[LoadedFile], report: SyncReport,
                  embed: _Embed, tokens: int, overlap: int, max_bytes: int | None, model: str,
                  progress: bool, embed_batch: int) -> None:
-    existing = {(path, source): h for source in ("memory", "sessions")
-                for path, h in store.source_hashes(source).items()}
-    changed = [f for f in loaded if existing.get((f.path, f.source)) != f.hash]
-    active = {(f.path, f.source) for f in loaded}
-    stale = [key for key in existing if key not in active]
+    changed, stale = pending_changes(store, loaded)
     report.unchanged = len(loaded) - len(changed)
     bar = _progress(len(loaded), progress and bool(changed or stale), "Indexing memory files")
     try:

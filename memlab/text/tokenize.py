@@ -29,8 +29,7 @@ import re
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
-from sklearn.base import BaseEstimator
-
+from memlab.text.params import Params
 from memlab.text.stopwords import STOPWORD_LISTS, get_stopwords
 
 __all__ = [
@@ -81,7 +80,7 @@ class _State(NamedTuple):
     stem_cache: dict[str, str]
 
 
-class Tokenizer(BaseEstimator):
+class Tokenizer(Params):
     """Text → list of index terms. Callable, picklable, with scikit-learn style parameters.
 
     Parameters
