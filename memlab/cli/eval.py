@@ -157,7 +157,7 @@ def _upgrade(args: argparse.Namespace) -> int:
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
     report = upgrade_report(load_dataset(args.dataset), (args.config or ["hybrid"])[0],
                             metrics=metrics, depth=args.depth, tune=not args.no_tune,
-                            n_resamples=args.resamples)
+                            n_resamples=args.resamples, production=args.production)
     text = report.to_markdown()
     print(text)
     if args.out:

@@ -48,8 +48,8 @@ from memlab.config.errors import ConfigError, ConfigIssue, join_path, show_value
 from memlab.config.json5io import plain_copy
 
 __all__ = ["OPENCLAW_ROOT_KEYS", "Override", "active_overrides", "apply_active_overrides",
-           "apply_overrides", "config_layout", "current_overrides", "explain_error",
-           "parse_override", "wants_2026_9"]
+           "apply_overrides", "block_key", "config_layout", "current_overrides",
+           "explain_error", "override_profiles", "parse_override", "wants_2026_9"]
 
 #: Top-level keys of OpenClaw's root config schema (openclaw@2026.7.35 ``OpenClawSchema``): a
 #: config with any of them is a whole OpenClaw config.
@@ -157,6 +157,8 @@ def explain_error(error: ConfigError, overrides: Iterable[Override]) -> ConfigEr
     memlab.profile: must be '2026.7' or '2026.9' (--set read 2026.9 as a JSON5 number; for \
 the string write --set 'memlab.profile="2026.9"')
     """
+    if str(error.source or "").startswith("--set"):  # where the key goes, not its type
+        return error
     typed = [o for o in overrides if o.value is None or isinstance(o.value, (bool, int, float))]
     issues, changed = [], False
     for issue in error.issues:
@@ -195,6 +197,35 @@ def config_layout(raw: Mapping[str, Any]) -> str:
 def wants_2026_9(overrides: Iterable[Override]) -> bool:
     """Whether any override spells out the 2026.9 search block (``memory.search.*``)."""
     return any(o.path[:2] == ("memory", "search") for o in overrides)
+
+
+def override_profiles(override: Override) -> tuple[str, ...]:
+    """The profiles (release lines) an override is meant for: ``("2026.9",)`` for a
+    spelled-out ``memory.search.*`` key, ``("2026.7",)`` for ``agents.defaults.memorySearch.*``
+    or ``memorySearch.*``, both for the short form, ``memlab.*`` and other OpenClaw keys
+    (whether a profile's layout accepts it is for its schema to say).
+
+    >>> [override_profiles(parse_override(t)) for t in
+    ...  ("memory.search.query.maxResults=3", "memorySearch.provider=none", "query.minScore=0")]
+    [('2026.9',), ('2026.7',), ('2026.7', '2026.9')]
+    """
+    for prefix, family in _PREFIXES:
+        if override.path[:len(prefix)] == prefix:
+            return (family,)
+    return ("2026.7", "2026.9")
+
+
+def block_key(override: Override) -> str:
+    """The override's key relative to the search block (``query.maxResults`` for
+    ``memory.search.query.maxResults``); other keys as written.
+
+    >>> block_key(parse_override("agents.defaults.memorySearch.query.minScore=0.2"))
+    'query.minScore'
+    """
+    for prefix, _family in _PREFIXES:
+        if override.path[:len(prefix)] == prefix:
+            return join_path("", list(override.path[len(prefix):]))
+    return override.key
 
 
 def _family(layout: str) -> str:

@@ -16,7 +16,17 @@ and reports (:class:`UpgradeReport`): the comparison 2026.7 vs 2026.9 with paire
 Holm-corrected over the tags (:func:`memlab.eval.stats.paired_tests`), the queries whose top-1
 changes, and what the retired knobs cost (tuned 2026.7 vs fixed 2026.9).
 
-Every run is at ``depth`` hits with ``minScore`` 0, as ``memlab eval`` compares systems.
+Every run is at ``depth`` hits with ``minScore`` 0, as ``memlab eval`` compares systems
+(``production``: each config's own ``maxResults``/``minScore``).
+
+``--set KEY=VALUE`` overrides (:mod:`memlab.config.overrides`) reach each profile whose layout
+accepts them (:func:`split_overrides`): ``memory.search.*`` the 2026.9 run only,
+``agents.defaults.memorySearch.*``/``memorySearch.*`` the 2026.7 run only (and the tuning base),
+the short form (``query.minScore``), ``memlab.*`` and other OpenClaw keys every profile whose
+schema accepts them; a key no profile it names accepts is refused with a
+:class:`~memlab.config.errors.ConfigError` naming the key, the profile and the reason. The 2026.9
+config is the upgrade of the 2026.7 one without its 2026.7-only overrides, with the 2026.9 ones
+applied on top.
 
 >>> from memlab.eval.datasets import load_dataset  # doctest: +SKIP
 >>> report = upgrade_report(load_dataset("datasets/sample-memory"))  # doctest: +SKIP
@@ -25,20 +35,30 @@ Every run is at ``depth`` hits with ``minScore`` 0, as ``memlab eval`` compares 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from memlab.config import MemlabConfig
+from memlab.config.errors import ConfigError, ConfigIssue
 from memlab.config.export_2026_9 import block_2026_9
+from memlab.config.overrides import (
+    Override,
+    active_overrides,
+    apply_overrides,
+    block_key,
+    current_overrides,
+    override_profiles,
+)
 from memlab.eval.report import markdown_table
 from memlab.eval.stats import paired_tests
 
-__all__ = ["RETIRED_GRID", "UpgradeReport", "config_2026_9", "config_after_upgrade",
-           "evaluate_2026_9", "run_profile_2026_9", "upgrade_report"]
+__all__ = ["RETIRED_GRID", "ProfileOverrides", "UpgradeReport", "config_2026_9",
+           "config_after_upgrade", "evaluate_2026_9", "run_profile_2026_9", "split_overrides",
+           "upgrade_report"]
 
 #: The retired 2026.7 knobs a tuned configuration is searched over (2026.9 fixes them).
 RETIRED_GRID: dict[str, list[Any]] = {
@@ -108,16 +128,48 @@ def run_profile_2026_9(dataset: Any, config: Mapping[str, Any], *, depth: int = 
                                        "score", "rank"])
 
 
-def config_2026_9(spec: Any) -> tuple[str, dict[str, Any]]:
+def _check_2026_9(tree: Mapping[str, Any], source: str) -> None:
+    """Validate a whole 2026.9 config as the 2026.9 profile reads it (``memory.search`` and
+    the ``memlab`` options)."""
+    from memlab.config.errors import validate_block
+    from memlab.config.options import MemlabOptions
+    from memlab.config.schema_2026_9 import read_config
+
+    issues: list[ConfigIssue] = []
+    try:
+        read_config(tree, source)
+    except ConfigError as exc:
+        issues += exc.issues
+    validate_block(MemlabOptions, dict(tree.get("memlab") or {}), "memlab", issues)
+    if issues:
+        raise ConfigError(issues, source=source)
+
+
+def _with_2026_9_overrides(name: str, tree: Mapping[str, Any],
+                           overrides: Sequence[Override]) -> dict[str, Any]:
+    """``tree`` (a whole 2026.9 config) with ``overrides`` set and validated."""
+    out = apply_overrides(tree, overrides)
+    if overrides:
+        _check_2026_9(out, f"{name} with --set {', '.join(o.key for o in overrides)}")
+    return out
+
+
+def config_2026_9(spec: Any, overrides: Iterable[Override] | None = None
+                  ) -> tuple[str, dict[str, Any]]:
     """``(name, whole 2026.9 config)`` of a system spec: a config file or mapping in the
     2026.9 layout (``memory.search``, or ``memlab.profile: "2026.9"``) as it is, anything else
     (a built-in name such as ``hybrid``, a 2026.7 config) as it becomes on upgrade
-    (:func:`config_after_upgrade`).
+    (:func:`config_after_upgrade`); then ``overrides`` (default: the active ``--set`` ones)
+    set in its 2026.9 layout and validated (a 2026.7-only or retired key is a
+    :class:`ConfigError` naming it).
 
     >>> config_2026_9({"memory": {"search": {"provider": "none"}}})[1]
     {'memory': {'search': {'provider': 'none'}}}
     >>> config_2026_9("keyword")
     ('keyword', {'memory': {'search': {'provider': 'none'}}, 'memlab': {'batchSize': 32}})
+    >>> from memlab.config.overrides import parse_override
+    >>> config_2026_9("keyword", [parse_override("query.minScore=0.2")])[1]["memory"]
+    {'search': {'provider': 'none', 'query': {'minScore': 0.2}}}
     """
     from pathlib import Path
 
@@ -125,6 +177,7 @@ def config_2026_9(spec: Any) -> tuple[str, dict[str, Any]]:
     from memlab.eval.systems import resolve_system
     from memlab.profiles import resolve_profile
 
+    overrides = list(current_overrides() if overrides is None else overrides)
     raw: Any = None
     name = "config"
     if isinstance(spec, Mapping):
@@ -132,9 +185,106 @@ def config_2026_9(spec: Any) -> tuple[str, dict[str, Any]]:
     elif isinstance(spec, str | Path) and Path(spec).is_file():
         raw, name = read_source(Path(spec))[0], Path(spec).stem
     if isinstance(raw, Mapping) and resolve_profile(raw) == "2026.9":
-        return name, dict(raw)
-    name, cfg = resolve_system(spec)
-    return name, config_after_upgrade(cfg)
+        return name, _with_2026_9_overrides(name, raw, overrides)
+    with active_overrides(()):  # the overrides go on the 2026.9 form, not the 2026.7 one
+        name, cfg = resolve_system(spec)
+    return name, _with_2026_9_overrides(name, config_after_upgrade(cfg), overrides)
+
+
+@dataclass(frozen=True)
+class ProfileOverrides:
+    """``--set`` overrides split over the upgrade report's two runs (:func:`split_overrides`).
+
+    ``by_profile``: the overrides of each profile, in the order given; ``notes``: one line per
+    override that reaches only part of what it names, or does not change the ranking."""
+
+    by_profile: dict[str, tuple[Override, ...]]
+    notes: tuple[str, ...] = ()
+
+
+def _refusal(error: ConfigError) -> str:
+    return "; ".join(f"{i.path}: {i.message}" if i.path else i.message for i in error.issues)
+
+
+def _why_not_2026_7(spec: Any, override: Override) -> str | None:
+    from memlab.eval.systems import resolve_system
+
+    if isinstance(spec, MemlabConfig):
+        return "the 2026.7 configuration is a MemlabConfig object (--set needs a file or name)"
+    try:
+        with active_overrides([override]):
+            resolve_system(spec)
+    except ConfigError as exc:
+        return _refusal(exc)
+    return None
+
+
+def _why_not_2026_9(upgraded: Mapping[str, Any], override: Override) -> str | None:
+    try:
+        _check_2026_9(apply_overrides(upgraded, [override]), "--set")
+    except ConfigError as exc:
+        return _refusal(exc)
+    return None
+
+
+#: The query keys ``--depth`` replaces unless ``production``.
+_CUT_OFFS = ("query.maxResults", "query.minScore")
+
+
+def split_overrides(spec: Any, overrides: Iterable[Override], *, production: bool = False
+                    ) -> ProfileOverrides:
+    """Which of ``overrides`` reach the 2026.7 and the 2026.9 run of the upgrade report of
+    ``spec`` (module docstring): each goes to the profiles it names
+    (:func:`memlab.config.overrides.override_profiles`) whose schema accepts it, probed one
+    override at a time (2026.7: ``spec`` loaded with it; 2026.9: the upgrade of ``spec`` with
+    it, :func:`config_2026_9`'s checks).
+
+    Raises :class:`ConfigError` naming the key and each profile it names that does not accept
+    it, with the reason, when none does.
+
+    >>> from memlab.config.overrides import parse_override
+    >>> split = split_overrides("keyword", [parse_override("rememberAcrossConversations=false"),
+    ...                                     parse_override("query.minScore=0.3")],
+    ...                         production=True)
+    >>> {p: [o.key for o in os] for p, os in split.by_profile.items()}
+    {'2026.7': ['query.minScore'], '2026.9': ['rememberAcrossConversations', 'query.minScore']}
+    >>> print(split.notes[0][:78])
+    --set rememberAcrossConversations: 2026.9 only (2026.7 does not accept it: mem
+    """
+    from memlab.eval.systems import resolve_system
+
+    overrides = list(overrides)
+    by_profile: dict[str, list[Override]] = {"2026.7": [], "2026.9": []}
+    notes: list[str] = []
+    if not overrides:
+        return ProfileOverrides({k: () for k in by_profile})
+    with active_overrides(()):
+        upgraded = None if isinstance(spec, MemlabConfig) else config_after_upgrade(
+            resolve_system(spec)[1])
+        if upgraded is None:
+            upgraded = config_after_upgrade(spec)
+        for override in overrides:
+            named = override_profiles(override)
+            why = {p: (_why_not_2026_7(spec, override) if p == "2026.7"
+                       else _why_not_2026_9(upgraded, override)) for p in named}
+            accepted = [p for p in named if why[p] is None]
+            if not accepted:
+                raise ConfigError([ConfigIssue(override.key, " and ".join(
+                    f"the {p} profile does not accept it ({why[p]})" for p in named)
+                    + ("" if len(named) > 1 or block_key(override) == override.key else
+                       f"; the short form {block_key(override)} reaches every profile that "
+                       "accepts it"))], source="--set (upgrade report)")
+            for p in accepted:
+                by_profile[p].append(override)
+            if len(accepted) < len(named):
+                other = next(p for p in named if p not in accepted)
+                notes.append(f"--set {override.key}: {accepted[0]} only ({other} does not "
+                             f"accept it: {why[other]})")
+            if not production and block_key(override) in _CUT_OFFS:
+                notes.append(f"--set {override.key}: every run ranks --depth hits with "
+                             "minScore 0, so it changes nothing; pass --production to rank "
+                             "with the configs' own maxResults/minScore")
+    return ProfileOverrides({p: tuple(v) for p, v in by_profile.items()}, tuple(notes))
 
 
 def evaluate_2026_9(dataset: Any, systems: Sequence[Any],
@@ -156,15 +306,19 @@ def evaluate_2026_9(dataset: Any, systems: Sequence[Any],
     if getattr(dataset, "workspace", None) is None:
         raise ValueError("the 2026.9 profile ranks a memory dataset (a workspace), not a BEIR "
                          "collection: drop --profile 2026.9 for BEIR folders")
+    overrides = current_overrides()
     runs: dict[str, pd.DataFrame] = {}
-    for spec in systems:
-        name, config = config_2026_9(spec)
-        label, n = name, 2
-        while label in runs:
-            label, n = f"{name}#{n}", n + 1
-        runs[label] = run_profile_2026_9(dataset, config, depth=depth, production=production,
-                                         active_projects=active_projects)
-    return compare_runs(runs, dataset, list(metrics), by_tag=by_tag, n_resamples=n_resamples)
+    with active_overrides(()):  # applied once, in the 2026.9 layout (config_2026_9)
+        for spec in systems:
+            name, config = config_2026_9(spec, overrides)
+            label, n = name, 2
+            while label in runs:
+                label, n = f"{name}#{n}", n + 1
+            runs[label] = run_profile_2026_9(dataset, config, depth=depth,
+                                             production=production,
+                                             active_projects=active_projects)
+        return compare_runs(runs, dataset, list(metrics), by_tag=by_tag,
+                            n_resamples=n_resamples)
 
 
 @dataclass
@@ -186,12 +340,20 @@ class UpgradeReport:
     retired: pd.DataFrame | None
     upgraded: dict[str, Any]
     tuned: dict[str, Any] | None = None
+    #: the ``--set`` keys each run got, and notes on them (:func:`split_overrides`)
+    overrides: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    override_notes: tuple[str, ...] = ()
 
     def to_markdown(self, digits: int = 3) -> str:
         """The report as Markdown: the comparison, per-tag deltas, top-1 changes, the cost of
         the retired knobs."""
         f = f"{{:.{digits}f}}"
         parts = ["## 2026.7 vs 2026.9", self.comparison.to_markdown()]
+        if any(self.overrides.values()) or self.override_notes:
+            lines = [f"- {p}: {', '.join(keys) if keys else 'none'}"
+                     for p, keys in self.overrides.items()]
+            parts += ["--set overrides per run:\n" + "\n".join(
+                lines + [f"- {n}" for n in self.override_notes])]
         metric = self.comparison.metrics[0]
         tags = self.tags[self.tags["metric"] == metric]
         if len(tags):
@@ -271,22 +433,51 @@ def _tag_deltas(comparison: Any, queries: pd.DataFrame, n_resamples: int) -> pd.
 def upgrade_report(dataset: Any, config: Any = "hybrid", *,
                    metrics: Sequence[str] = ("ndcg@10", "recall@10", "mrr@10"),
                    depth: int = 10, tune: bool = True, grid: Mapping[str, Any] | None = None,
-                   n_resamples: int = 10_000) -> UpgradeReport:
+                   n_resamples: int = 10_000, production: bool = False,
+                   overrides: Iterable[Override] | None = None) -> UpgradeReport:
     """The upgrade report of ``config`` (a built-in system name, a config file, a mapping or a
     :class:`MemlabConfig`; its 2026.7 form) on a memory ``dataset`` (module docstring).
     ``tune``: also sweep the retired knobs (``grid``, default :data:`RETIRED_GRID`) and cost
-    them."""
+    them. ``production``: rank with each config's own ``maxResults``/``minScore`` instead of
+    ``depth`` and 0. ``overrides``: ``--set`` overrides (default: the active ones), split over
+    the two runs by :func:`split_overrides`."""
+    overrides = list(current_overrides() if overrides is None else overrides)
+    split = split_overrides(config, overrides, production=production)
+    with active_overrides(()):  # each run gets its own share, applied once, below
+        report = _upgrade_report(dataset, config, split, metrics=metrics, depth=depth,
+                                 tune=tune, grid=grid, n_resamples=n_resamples,
+                                 production=production)
+    report.overrides = {p: tuple(o.key for o in os) for p, os in split.by_profile.items()}
+    report.override_notes = split.notes
+    return report
+
+
+def _upgrade_report(dataset: Any, config: Any, split: ProfileOverrides, *,
+                    metrics: Sequence[str], depth: int, tune: bool,
+                    grid: Mapping[str, Any] | None, n_resamples: int,
+                    production: bool) -> UpgradeReport:
     from memlab.eval.judged import compare_runs
     from memlab.eval.systems import resolve_system, run_system
 
     if getattr(dataset, "workspace", None) is None:
         raise ValueError("the upgrade report needs a memory dataset (a workspace with "
                          "queries and line-span judgments), not a BEIR collection")
-    _, cfg = resolve_system(config)
-    upgraded = config_after_upgrade(cfg)
+    o7, o9 = split.by_profile["2026.7"], split.by_profile["2026.9"]
+    with active_overrides(o7):
+        _, cfg = resolve_system(config)
+    # the 2026.9 side: the upgrade without the 2026.7-only keys, then the 2026.9 ones
+    shared = [o for o in o7 if override_profiles(o) != ("2026.7",)]
+    if len(shared) == len(o7):
+        base = cfg
+    else:
+        with active_overrides(shared):
+            _, base = resolve_system(config)
+    upgraded = _with_2026_9_overrides("the upgraded config", config_after_upgrade(base), o9)
     embedders: dict[str, Any] = {}
-    runs = {"2026.7": run_system(dataset, cfg, depth=depth, embedders=embedders),
-            "2026.9": run_profile_2026_9(dataset, upgraded, depth=depth)}
+    runs = {"2026.7": run_system(dataset, cfg, depth=depth, production=production,
+                                 embedders=embedders),
+            "2026.9": run_profile_2026_9(dataset, upgraded, depth=depth,
+                                         production=production)}
     comparison = compare_runs(runs, dataset, metrics, by_tag=True, n_resamples=n_resamples)
     first = comparison.metrics[0]
     old, new = _per_query(comparison, "2026.7"), _per_query(comparison, "2026.9")
@@ -305,11 +496,12 @@ def upgrade_report(dataset: Any, config: Any = "hybrid", *,
         from memlab.config.results import overrides_from_results
         from memlab.tune.sweep import sweep
 
-        base = cfg.with_overrides({"query.maxResults": depth, "query.minScore": 0.0})
-        results = sweep(dataset, dict(grid or RETIRED_GRID), base, metrics=[first])
+        sweep_base = (cfg if production else
+                      cfg.with_overrides({"query.maxResults": depth, "query.minScore": 0.0}))
+        results = sweep(dataset, dict(grid or RETIRED_GRID), sweep_base, metrics=[first])
         tuned, _ = overrides_from_results(results, metric=first)
         tuned_hits = run_system(dataset, cfg.with_overrides(tuned), depth=depth,
-                                embedders=embedders)
+                                production=production, embedders=embedders)
         both = compare_runs({"2026.9": runs["2026.9"], "tuned": tuned_hits}, dataset, metrics,
                             n_resamples=n_resamples)
         tuned_q, fixed_q = _per_query(both, "tuned"), _per_query(both, "2026.9")
