@@ -25,6 +25,14 @@ computed once, through the embedding cache; with more than one model the output 
 of the models side by side (best and first-row quality, texts embedded vs cached, seconds,
 per-query latency of the vector leg, tokens and indexing cost at ``--price`` /
 :data:`memlab.cli.bench.DEFAULT_PRICES`).
+
+The chunking is an axis too (OpenClaw 2026.7's ``chunking.tokens`` / ``chunking.overlap``;
+:mod:`memlab.tune.chunkings`): ``{"chunking.tokens": [200, 400, "model-window"],
+"chunking.overlap": [0, 80]}``. Each distinct chunking re-chunks and embeds the corpus once
+(texts already in the embedding cache are not embedded again); ``"model-window"`` is the
+model's input window as a number (256 for MiniLM), which exports as is. With a chunking axis
+the output adds a table per chunking: quality, chunks, and the share of chunks longer than
+the model's window (truncated when embedded).
 """
 
 from __future__ import annotations
@@ -150,6 +158,11 @@ def _significance(per_query: Any, top: list[int], metric: str, *, seed: int = 0)
     return "\n".join(parts)
 
 
+def _missing(value: Any) -> bool:
+    """A trials-table cell for an axis the trial did not set (NaN/None)."""
+    return value is None or (isinstance(value, float) and value != value)
+
+
 def _prices(items: list[str]) -> dict[str, float]:
     """``--price KEY=USD`` items over :data:`memlab.cli.bench.DEFAULT_PRICES`."""
     from memlab.cli.bench import DEFAULT_PRICES
@@ -178,6 +191,22 @@ def _print_models(args: argparse.Namespace, engine: Any, table: pd.DataFrame,
     print("\nembedding models side by side (quality of each model's best row and of its "
           "first row; embedding work of this run; query_ms: the vector leg per query; "
           "index_usd: embedding the corpus at usd_per_1m):")
+    print(report.to_string(index=False))
+
+
+def _print_chunkings(engine: Any, grid: dict[str, Any], table: pd.DataFrame,
+                     configs: list[Any], metric: str) -> None:
+    """Per chunking: quality and the share of chunks the model truncates, when the grid has
+    a chunking axis or its configurations chunk in more than one way."""
+    from memlab.tune.chunkings import CHUNKING_AXES, chunking_label, chunking_report
+    from memlab.tune.sweep import normalize_axis
+
+    axes = {normalize_axis(k) for k in grid}
+    if not axes & set(CHUNKING_AXES) and len({chunking_label(c) for c in configs}) < 2:
+        return
+    report = chunking_report(engine, table, configs, metric)
+    print("\nper chunking (tokens / overlap as OpenClaw clamps them; truncated: chunks longer "
+          "than the model's window, counted by its tokenizer; NaN: window unknown):")
     print(report.to_string(index=False))
 
 
@@ -238,6 +267,16 @@ def _sweep(args: argparse.Namespace, engine: Any, dataset: Any, grid: dict[str, 
               f"({time.perf_counter() - start:.1f}s)")
         print(table.head(args.top).to_string(index=False))
         print(result.summary())
+        done = table[table["score"].notna()].reset_index(drop=True)
+        if len(done):
+            from memlab.tune.models import expand_overrides
+
+            keys = [c for c in done.columns if c not in ("trial", "score")]
+            points = [{k: row[k] for k in keys if not _missing(row[k])}
+                      for row in done.to_dict("records")]
+            _print_chunkings(engine, grid, done.rename(columns={"score": metric}),
+                             [engine.base.with_overrides(expand_overrides(p)) for p in points],
+                             metric)
         if args.out:
             _write(table, args.out, engine.name)
         return 0
@@ -257,6 +296,7 @@ def _sweep(args: argparse.Namespace, engine: Any, dataset: Any, grid: dict[str, 
     print(_significance(values[engine.judged_mask(), :, metrics.index(metric)],
                         list(ranked.index[:args.top]), metric, seed=args.seed))
     _print_models(args, engine, table, configs, metric)
+    _print_chunkings(engine, grid, table, configs, metric)
     if args.cv:
         from memlab.tune.optimize import tune
 

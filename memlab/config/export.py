@@ -132,6 +132,9 @@ def _memlab_only(cfg: MemlabConfig, schema: str) -> list[Inexpressible]:
          "the <=6-keyword fallback when the AND query finds nothing"),
         ("memlab.vectorIndex", ml.vector_index, vector, "OpenClaw searches vectors exactly "
          "(sqlite-vec); an approximate FAISS index has no setting"),
+        ("memlab.chunking", ml.chunking, True, "OpenClaw chunks by chunking.tokens/overlap "
+         "only; splitting every chunk to the model's window has no setting (export a "
+         "chunking.tokens number instead)"),
         ("memlab.decayRule", ml.decay_rule, schema == "2026.7" and hybrid.temporal_decay.enabled,
          "OpenClaw 2026.7 decides which paths are dated/evergreen by its own 2026.7 rule"),
     ]

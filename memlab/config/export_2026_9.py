@@ -62,7 +62,7 @@ _EFFECTIVE: dict[str, Callable[[MemorySearchConfig], Any]] = {
 #: What OpenClaw (2026.7 and 2026.9 alike) does for each memlab-only pipeline choice.
 OPENCLAW_PIPELINE: dict[str, Any] = {
     "memlab.fusion.method": "openclaw", "memlab.keyword": "fts5", "memlab.match": "all",
-    "memlab.keywordFallback": True, "memlab.vectorIndex": "Flat",
+    "memlab.keywordFallback": True, "memlab.vectorIndex": "Flat", "memlab.chunking": "openclaw",
 }
 #: 2026.9's fixed behaviour per memlab option: the memlab-only choices and the what-if axes.
 _MEMLAB_FIXED: dict[str, Any] = {
@@ -135,6 +135,8 @@ def _memlab_only(cfg: MemlabConfig) -> list[Inexpressible]:
          "<=6-keyword fallback"),
         ("memlab.vectorIndex", ml.vector_index, vector, "2026.9 searches vectors exactly "
          "(sqlite-vec)"),
+        ("memlab.chunking", ml.chunking, True, "2026.9 chunks at its fixed 400/80 tokens; "
+         "splitting chunks to the model's window has no setting"),
     ]
     for name, info in WhatIf2026_9.model_fields.items():
         choices.append((f"memlab.whatIf.{info.alias or name}", getattr(ml.what_if, name), True,

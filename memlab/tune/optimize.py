@@ -34,6 +34,7 @@ import pandas as pd
 
 from memlab.config import MemlabConfig
 from memlab.eval.metrics import parse_metric
+from memlab.tune.chunkings import CHUNKING_AXES, resolve_chunking
 from memlab.tune.models import expand_overrides
 from memlab.tune.sweep import SweepEngine, SweepError, expand_grid, normalize_axis
 
@@ -92,7 +93,13 @@ def search_space(grid: Mapping[str, Sequence[Any]], continuous: bool = True
                  ) -> dict[str, tuple[str, Any]]:
     """Per axis: ``("int", (lo, hi))``, ``("float", (lo, hi))`` or ``("cat", values)``.
 
-    Numeric axes with at least two values become ranges (``continuous``), the rest choices."""
+    Numeric axes with at least two values become ranges (``continuous``), the rest choices.
+    The chunking axes (:data:`memlab.tune.chunkings.CHUNKING_AXES`) are always choices: each
+    distinct chunking re-chunks and embeds the corpus, so TPE tries only the listed ones.
+
+    >>> search_space({"query.minScore": [0.1, 0.5], "chunking.tokens": [200, 400]})
+    {'query.minScore': ('float', (0.1, 0.5)), 'chunking.tokens': ('cat', [200, 400])}
+    """
     space: dict[str, tuple[str, Any]] = {}
     if not grid:
         raise SweepError("the search space is empty: give at least one axis")
@@ -102,7 +109,7 @@ def search_space(grid: Mapping[str, Sequence[Any]], continuous: bool = True
         if not values:
             raise SweepError(f"axis {name!r} has no values: give a non-empty list")
         numeric = all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in values)
-        if continuous and numeric and len(set(values)) > 1:
+        if continuous and numeric and len(set(values)) > 1 and name not in CHUNKING_AXES:
             if all(isinstance(v, numbers.Integral) for v in values):
                 space[name] = ("int", (int(min(values)), int(max(values))))
             else:
@@ -157,7 +164,8 @@ def _optuna_search(scorer: _Scorer, space, train: np.ndarray | None, n_trials: i
     points: dict[int, dict[str, Any]] = {}
 
     def objective(trial: Any) -> float:
-        point = _suggest(trial, space)
+        # "model-window" becomes the window, so trials and the choice carry OpenClaw's number
+        point = resolve_chunking(_suggest(trial, space), scorer.engine.base)
         points[trial.number] = point
         if accept is not None and not accept(point):
             raise optuna.TrialPruned(f"not accepted: {point}")

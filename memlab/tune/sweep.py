@@ -48,7 +48,10 @@ list (many configurations return the same list for a query). A result row equals
 :func:`memlab.openclaw.openclaw_pipeline` run of that configuration (``tests/tune``).
 
 The corpus is embedded once, through the embedding cache, in shards run on the chosen
-backend (:func:`memlab.tune.backend.embed_corpus`); the grid never re-embeds.
+backend (:func:`memlab.tune.backend.embed_corpus`); the grid never re-embeds. Each chunking
+(``chunking.tokens``, ``chunking.overlap``, ``memlab.chunking``) is one corpus with its own
+legs; the texts chunkings share are embedded once (:mod:`memlab.tune.chunkings`, which also
+counts the chunks longer than the model's window: :meth:`SweepEngine.truncation`).
 
 >>> from memlab.tune import sweep  # doctest: +SKIP
 >>> grid = {"query.hybrid.vectorWeight": [0.3, 0.7], "query.hybrid.mmr.enabled": [False, True],
@@ -80,6 +83,7 @@ from memlab.kernels.mmr import jaccard_rows, mmr_order
 from memlab.kernels.threshold import eligible, keep_first
 from memlab.stages.decay import TemporalDecay, to_epoch_ms
 from memlab.stages.mmr import MMR
+from memlab.tune.chunkings import Truncation, resolve_chunking, truncation
 from memlab.tune.models import MODEL_AXIS, expand_overrides, spec_overrides
 
 __all__ = ["ALLOWED_AXES", "INNER_AXES", "MODES", "OUTER_AXES", "SweepEngine", "SweepError",
@@ -95,9 +99,9 @@ INNER_AXES = (
 )
 #: Axes that change the legs (looped over; each distinct value set runs the legs once).
 OUTER_AXES = (
-    "chunking.tokens", "chunking.overlap", "store.fts.tokenizer", "memlab.keyword",
-    "memlab.match", "memlab.keywordFallback", "memlab.bm25.variant", "memlab.bm25.k1",
-    "memlab.bm25.b", "memlab.bm25.delta", "memlab.tokenizer.lowercase",
+    "chunking.tokens", "chunking.overlap", "memlab.chunking", "store.fts.tokenizer",
+    "memlab.keyword", "memlab.match", "memlab.keywordFallback", "memlab.bm25.variant",
+    "memlab.bm25.k1", "memlab.bm25.b", "memlab.bm25.delta", "memlab.tokenizer.lowercase",
     "memlab.tokenizer.stopwords", "memlab.tokenizer.stemmer", "memlab.tokenizer.cjk",
     "memlab.tokenizer.thai", "provider", "model", "local.modelPath", "remote.baseUrl",
 )
@@ -137,6 +141,9 @@ def expand_grid(grid: Mapping[str, Any], base: MemlabConfig | None = None
     multiplied: with decay off only the first ``halfLifeDays`` value is kept, with MMR off
     only the first ``mmr.lambda`` (see :func:`_inert`). An ``embedding`` axis (provider
     specs, :mod:`memlab.tune.models`) adds the key paths each spec stands for to the overrides.
+    A ``chunking.tokens`` value ``"model-window"`` becomes the input window of the model the
+    point embeds with (:func:`memlab.tune.chunkings.resolve_chunking`), so the row carries the
+    number OpenClaw is given.
 
     >>> ov, _ = expand_grid({"query.hybrid.temporalDecay.enabled": [False, True],
     ...                      "query.hybrid.temporalDecay.halfLifeDays": [7, 30, 90]})
@@ -173,6 +180,12 @@ def expand_grid(grid: Mapping[str, Any], base: MemlabConfig | None = None
             w = ov["query.hybrid.vectorWeight"]
             if isinstance(w, (int, float)) and not isinstance(w, bool):
                 full["query.hybrid.textWeight"] = 1 - w
+        try:
+            full = resolve_chunking(full, base)
+        except ConfigError as exc:
+            raise ConfigError(
+                [ConfigIssue(i.path, f"{i.message} (grid point {ov})") for i in exc.issues]
+            ) from None
         key = repr(sorted(full.items(), key=lambda kv: kv[0]))
         cfg = cache.get(key)
         if cfg is None:
@@ -239,8 +252,8 @@ def _provider_key(cfg: MemlabConfig) -> str:
 
 def _corpus_key(cfg: MemlabConfig) -> str:
     ms = cfg.memory_search
-    return repr((ms.chunking, ms.effective_extra_paths(), ms.effective_sources(),
-                 _provider_key(cfg)))
+    return repr((ms.chunking, cfg.memlab.chunking, ms.effective_extra_paths(),
+                 ms.effective_sources(), _provider_key(cfg)))
 
 
 def _keyword_key(cfg: MemlabConfig) -> str:
@@ -614,6 +627,7 @@ class SweepEngine:
         self._vec_legs: dict[str, pd.DataFrame] = {}
         self._model_stats: dict[str, dict[str, Any]] = {}
         self._kw_legs: dict[str, tuple[pd.DataFrame, Any]] = {}
+        self._truncation: dict[str, Truncation] = {}
         self.timings: dict[str, float] = {}
 
     def close(self) -> None:
@@ -665,6 +679,17 @@ class SweepEngine:
             corpus = dataset_corpus(self.dataset, cfg, embedder)
             self._corpora[key] = corpus
         return corpus
+
+    def truncation(self, cfg: MemlabConfig) -> Truncation:
+        """The chunks of ``cfg``'s corpus longer than its embedder's input window
+        (:func:`memlab.tune.chunkings.truncation`, counted by the model's tokenizer), memoised
+        per corpus; unknown (NaN) for keyword only and for providers without a known window."""
+        key = _corpus_key(cfg)
+        got = self._truncation.get(key)
+        if got is None:
+            got = truncation(self.corpus(cfg).texts, self.embedder(cfg))
+            self._truncation[key] = got
+        return got
 
     def _vector_leg(self, cfg: MemlabConfig, corpus: Any) -> pd.DataFrame:
         from memlab.stages.vector import VectorSearch
@@ -878,7 +903,7 @@ class SweepEngine:
         """The hits of one configuration as the engine computes them (``qid, docno, score,
         rank``), for checking against :func:`memlab.openclaw.openclaw_pipeline`."""
         cfg = config if isinstance(config, MemlabConfig) else self.base.with_overrides(
-            expand_overrides(config))
+            expand_overrides(resolve_chunking(config, self.base)))
         _, qids, hits = self.evaluate_configs([cfg], keep_hits=True)
         rows = []
         for qi, qid in enumerate(qids):
@@ -910,6 +935,7 @@ class SweepEngine:
             overrides = [dict(o) for o in grid]
             if not overrides:
                 raise SweepError("no configurations to evaluate")
+            overrides = [resolve_chunking(o, self.base) for o in overrides]
             configs = [self.base.with_overrides(expand_overrides(o)) for o in overrides]
         self.timings["expand"] = time.perf_counter() - start
         values, _, _ = self.evaluate_configs(configs, metrics)
