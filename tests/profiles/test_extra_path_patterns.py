@@ -144,3 +144,22 @@ def test_collect_files_reads_the_schema_entries(workspace: Path) -> None:
 def test_unsupported_pattern_is_a_clear_error(workspace: Path) -> None:
     with pytest.raises(ValueError, match=r"glob pattern '@\(a\|b\)': extglobs"):
         list_memory_files(workspace, [ExtraPath("docs", "@(a|b)")])
+
+
+def test_parity_file_selection_check(workspace: Path) -> None:
+    """parity/line_2026_9.indexed_files_issues: memlab's selection against OpenClaw's rows."""
+    import importlib.util
+
+    parity = Path(__file__).resolve().parents[2] / "parity" / "line_2026_9.py"
+    spec = importlib.util.spec_from_file_location("line_2026_9_files", parity)
+    assert spec and spec.loader
+    line = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(line)
+    ms = {"provider": "none", "extraPaths": [{"path": "docs", "pattern": "api/**"}]}
+    rows = [{"path": p, "source": "memory"} for p in
+            ["MEMORY.md", "docs/api/a.md", "docs/api/v2/b.md"]]
+    assert line.indexed_files_issues(workspace, "main", rows, ms, None) == []
+    assert line.indexed_files_issues(workspace, "main", rows[:2] + [
+        {"path": "docs/drafts.md", "source": "memory"}], ms, None) == [
+        "indexed by OpenClaw only: ['docs/drafts.md']",
+        "indexed by memlab only: ['docs/api/v2/b.md']"]
