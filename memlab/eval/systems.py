@@ -28,6 +28,7 @@ from typing import Any
 
 import pandas as pd
 
+from memlab.chunking import provider_input_cap
 from memlab.config import MemlabConfig, load_config
 
 _LOCAL: dict[str, Any] = {"provider": "local"}
@@ -66,8 +67,9 @@ def resolve_system(spec: str | Path | Mapping[str, Any] | MemlabConfig) -> tuple
 
 def dataset_corpus(dataset: Any, config: MemlabConfig, embedder: Any = None) -> Any:
     """The corpus a config searches on a dataset: a BEIR dataset's own, or the memory
-    workspace chunked as OpenClaw does (with a provider, chunks over its input cap of
-    min(maxInputTokens, 8000) UTF-8 bytes are split; sessions when the config enables them).
+    workspace chunked as OpenClaw does (with a provider, chunks over its input cap,
+    :func:`memlab.chunking.provider_input_cap` = min(maxInputTokens, 8000) UTF-8 bytes, are
+    split; sessions when the config enables them).
 
     A BEIR dataset keeps the corpus it was loaded with while the config's chunking is
     OpenClaw's default (400 tokens, overlap 80); another chunking (e.g. a sweep's
@@ -99,7 +101,7 @@ def dataset_corpus(dataset: Any, config: MemlabConfig, embedder: Any = None) -> 
     from memlab.corpus import load_workspace
 
     ms = config.memory_search
-    max_bytes = (min(getattr(embedder, "max_input_tokens", 8192), 8000)
+    max_bytes = (provider_input_cap(getattr(embedder, "max_input_tokens", None))
                  if embedder is not None else None)
     return window_corpus(load_workspace(dataset.workspace, ms.effective_extra_paths(),
                                         tokens=ms.chunking.tokens,
