@@ -247,24 +247,31 @@ def add_search_parsers(sub: Any) -> None:
     add_projects_argument(p)
     p.set_defaults(func=_search)
 
-    i = sub.add_parser("index", help="index a workspace like `openclaw memory index` "
-                       "(incremental; --force rebuilds)")
-    i.add_argument("workspace", help="agent workspace folder (holds MEMORY.md and memory/)")
-    i.add_argument("--config", help="OpenClaw config (JSON5)")
-    i.add_argument("--agent", metavar="ID", help="the agent (see `memlab search --help`)")
+    i = _index_parser(sub, "index", "index a workspace like `openclaw memory index` "
+                      "(incremental; --force rebuilds)")
     i.add_argument("--force", action="store_true", help="rebuild everything (the embedding "
                    "cache is kept: unchanged text is not re-embedded)")
-    i.add_argument("--index", metavar="FILE", help="index file (see `memlab search --help`)")
-    add_profile_argument(i)
-    i.set_defaults(func=_index)
+    _finish_index_parser(i, _index)
 
-    s = sub.add_parser("status", help="show the index state like `openclaw memory status`")
-    s.add_argument("workspace", help="agent workspace folder (holds MEMORY.md and memory/)")
-    s.add_argument("--config", help="OpenClaw config (JSON5)")
-    s.add_argument("--agent", metavar="ID", help="the agent (see `memlab search --help`)")
+    s = _index_parser(sub, "status", "show the index state like `openclaw memory status`")
     s.add_argument("--deep", action="store_true", help="probe the provider with a live "
                    "embedding")
     s.add_argument("--json", action="store_true", help="print the status as JSON")
-    s.add_argument("--index", metavar="FILE", help="index file (see `memlab search --help`)")
-    add_profile_argument(s)
-    s.set_defaults(func=_status)
+    _finish_index_parser(s, _status)
+
+
+def _index_parser(sub: Any, name: str, summary: str) -> argparse.ArgumentParser:
+    """A subcommand on a workspace's index (``index``, ``status``): WORKSPACE, ``--config``
+    and ``--agent`` first, its own options next, then :func:`_finish_index_parser`."""
+    p = sub.add_parser(name, help=summary)
+    p.add_argument("workspace", help="agent workspace folder (holds MEMORY.md and memory/)")
+    p.add_argument("--config", help="OpenClaw config (JSON5)")
+    p.add_argument("--agent", metavar="ID", help="the agent (see `memlab search --help`)")
+    return p
+
+
+def _finish_index_parser(p: argparse.ArgumentParser, func: Any) -> None:
+    """``--index``, ``--profile`` and the handler of an :func:`_index_parser` subcommand."""
+    p.add_argument("--index", metavar="FILE", help="index file (see `memlab search --help`)")
+    add_profile_argument(p)
+    p.set_defaults(func=func)
