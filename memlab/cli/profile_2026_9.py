@@ -3,8 +3,9 @@
 The profile is ``--profile``, else ``memlab.profile`` of the config, else inferred from its
 layout (:func:`memlab.profiles.resolve_profile`). :func:`dispatch` returns ``None`` for the
 2026.7 profile (the caller goes on with memlab's 2026.7 path) and the exit code otherwise.
-Output is that of ``openclaw memory search --json`` / ``memory index`` of 2026.9.6
-(docs/openclaw-2026.9.md section 11).
+Output is that of ``openclaw memory search [--json]`` / ``memory index`` of 2026.9.6
+(docs/openclaw-2026.9.md section 11); the plain search text is 2026.7.35's, printed by the same
+:func:`memlab.cli.output.format_results` as ``memlab search``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from memlab.cli.output import format_results
 from memlab.config.json5io import read_source
 from memlab.profiles import PROFILES, check_profile, resolve_profile
 
@@ -160,13 +162,6 @@ def dispatch(verb: str, args: argparse.Namespace) -> int | None:
                             active_projects=parse_projects(getattr(args, "projects", None)))
     finally:
         ms.close()
-    if args.json:
-        print(json.dumps(payload, ensure_ascii=False, indent=2))
-    elif not payload["results"]:
-        print("No matches.")
-    else:
-        for r in payload["results"]:
-            print(f"{r['score']:.3f} {r['path']}:{r['startLine']}-{r['endLine']}")
-            print(r["snippet"])
-            print()
+    print(json.dumps(payload, ensure_ascii=False, indent=2) if args.json
+          else format_results(payload["results"]))
     return 0

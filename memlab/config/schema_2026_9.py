@@ -21,16 +21,21 @@ set there wins; ``extraPaths`` are concatenated). Everything else in the file is
 from __future__ import annotations
 
 import copy
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import Field, SecretStr, model_validator
-from pydantic_core import PydanticCustomError
 
 from memlab.config.errors import ConfigError, ConfigIssue, validate_block
-from memlab.config.types import NonEmptyStr, PosInt, SecretRef, StrictModel, Unit
+from memlab.config.types import (
+    NonEmptyStr,
+    PosInt,
+    SecretRef,
+    StrictModel,
+    Unit,
+    check_env_style_id,
+)
 
 __all__ = [
     "DEFAULTS_2026_9",
@@ -83,9 +88,6 @@ LEGACY_LAYOUT: dict[str, str] = {
 }
 
 
-_STORE_ID = re.compile(r"[A-Z][A-Z0-9_]{0,127}\Z")
-
-
 class SecretRef2026_9(SecretRef):
     """2026.9's secret reference adds ``source: "store"`` (id like an env variable name)."""
 
@@ -93,10 +95,8 @@ class SecretRef2026_9(SecretRef):
 
     @model_validator(mode="after")
     def _store_id(self) -> SecretRef2026_9:
-        if self.source == "store" and not _STORE_ID.match(self.id):
-            raise PydanticCustomError(
-                "secret_ref", "store secret reference id must match /^[A-Z][A-Z0-9_]{0,127}$/ "
-                '(example: "OPENAI_API_KEY")')
+        if self.source == "store":
+            check_env_style_id(self.id, "store")
         return self
 
 

@@ -126,6 +126,24 @@ _EXEC_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/#-]{0,255}$")
 _FILE_SEGMENT = re.compile(r"^(?:[^~]|~0|~1)*$")
 
 
+def check_env_style_id(ref_id: str, source: str) -> None:
+    """Raise OpenClaw's ``secret_ref`` error unless ``ref_id`` is an environment-variable
+    name, ``/^[A-Z][A-Z0-9_]{0,127}$/`` (the id grammar of ``env`` references, and of
+    2026.9's ``store`` ones); ``source`` names the reference kind in the message. The whole
+    id must match, as in JavaScript (no trailing newline).
+
+    >>> check_env_style_id("OPENAI_API_KEY", "env")
+    >>> check_env_style_id("openai_api_key", "store")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    pydantic_core...PydanticCustomError: store secret reference id must match /^[A-Z]...
+    """
+    if not _ENV_ID.fullmatch(ref_id):
+        raise PydanticCustomError(
+            "secret_ref", f"{source} secret reference id must match "
+            '/^[A-Z][A-Z0-9_]{0,127}$/ (example: "OPENAI_API_KEY")')
+
+
 class SecretRef(StrictModel):
     """A secret reference, e.g. ``{source: "env", provider: "default", id: "OPENAI_API_KEY"}``.
 
@@ -147,10 +165,8 @@ class SecretRef(StrictModel):
 
     @model_validator(mode="after")
     def _id_grammar(self) -> SecretRef:
-        if self.source == "env" and not _ENV_ID.match(self.id):
-            raise PydanticCustomError(
-                "secret_ref", 'env secret reference id must match /^[A-Z][A-Z0-9_]{0,127}$/ '
-                '(example: "OPENAI_API_KEY")')
+        if self.source == "env":
+            check_env_style_id(self.id, "env")
         if self.source == "file" and not (
                 self.id == "value" or (self.id.startswith("/") and all(
                     _FILE_SEGMENT.match(s) for s in self.id[1:].split("/")))):

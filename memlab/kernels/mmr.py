@@ -21,6 +21,7 @@ array([0, 2, 1])
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -69,10 +70,15 @@ def jaccard_matrix(rows: sp.csr_matrix) -> np.ndarray:
     return jaccard_rows(rows, np.arange(rows.shape[0]))
 
 
-def mmr_order(scores: np.ndarray, sim: np.ndarray, lambda_: Any,
+def mmr_order(scores: np.ndarray, sim: np.ndarray | Callable[[], np.ndarray], lambda_: Any,
               keep: np.ndarray | None = None, limit: int | None = None,
               pos: np.ndarray | None = None) -> np.ndarray:
     """Greedy MMR selection order.
+
+    ``lambda_`` is clamped to [0, 1] here (``mmr.ts``: ``Math.max(0, Math.min(1, lambda))``),
+    the only place; NaN is an error. ``sim`` may be a function of no arguments that returns
+    the similarities: it is called only when the order needs them (not for one item or
+    ``lambda = 1``, a plain sort), so a caller need not build them for nothing.
 
     One query: ``scores`` ``(n,)`` already sorted by score (descending), ``sim`` ``(n, n)``;
     returns positions in selection order. With ``keep`` (a mask over the items) and ``limit``,
@@ -88,13 +94,18 @@ def mmr_order(scores: np.ndarray, sim: np.ndarray, lambda_: Any,
     single = scores.ndim == 1
     n = scores.shape[-1]
     c = 1 if single else scores.shape[0]
-    lam = np.clip(np.asarray(lambda_, dtype=np.float64), 0.0, 1.0)
+    lam = np.asarray(lambda_, dtype=np.float64)
+    if np.isnan(lam).any():
+        raise ValueError(f"MMR lambda must be a number in [0, 1], got {lambda_!r}")
+    lam = np.clip(lam, 0.0, 1.0)
     if single:
         lam = float(lam.reshape(-1)[0])
         if n <= 1 or lam == 1.0:
             return np.argsort(-scores, kind="stable") if n > 1 else np.arange(n)
     else:
         lam = np.broadcast_to(lam.reshape(-1, 1), (c, 1))
+    if callable(sim):
+        sim = sim()
     # one query runs on 1-d arrays with scalar picks, a batch on (configs, n) rows: the same
     # operations along the last axis
     rows = None if single else np.arange(c)

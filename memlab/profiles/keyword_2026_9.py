@@ -205,16 +205,21 @@ def _exact_patterns(query: str) -> list[str]:
     return _unique(patterns)
 
 
-def _compare_path_hits(a: dict, b: dict) -> int:
-    d = b["exactPathSpecificity"] - a["exactPathSpecificity"]
-    if d:
-        return d
+def _by_path_score_then_position(a: dict, b: dict) -> int:
+    """The tail both keyword comparators share: the higher ``pathScore`` first (non-exact
+    hits only), then path (``localeCompare``), ``startLine``, chunk id."""
     if a["exactPathSpecificity"] == 0:
         p = b["pathScore"] - a["pathScore"]
         if p:
             return 1 if p > 0 else -1
     return (locale_compare(a["path"], b["path"]) or a["startLine"] - b["startLine"]
             or locale_compare(a["id"], b["id"]))
+
+
+def _compare_path_hits(a: dict, b: dict) -> int:
+    """``comparePathKeywordSearchResults``: exact tier, then the shared tail."""
+    d = b["exactPathSpecificity"] - a["exactPathSpecificity"]
+    return d or _by_path_score_then_position(a, b)
 
 
 def search_paths(con: sqlite3.Connection, query: str, exact_query: str, limit: int,
@@ -357,12 +362,7 @@ def compare_keyword_hits(a: dict, b: dict, prefer_exact_body: bool = True) -> in
         delta = b[key] - a[key]
         if delta:
             return 1 if delta > 0 else -1
-    if a["exactPathSpecificity"] == 0:
-        delta = b["pathScore"] - a["pathScore"]
-        if delta:
-            return 1 if delta > 0 else -1
-    return (locale_compare(a["path"], b["path"]) or a["startLine"] - b["startLine"]
-            or locale_compare(a["id"], b["id"]))
+    return _by_path_score_then_position(a, b)
 
 
 def _sorted(hits: list[dict], prefer_exact_body: bool = True) -> list[dict]:

@@ -51,6 +51,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from memlab.annotations import importance_multiplier, project_eligible, project_multiplier
+from memlab.chunking import provider_input_cap
 from memlab.config.errors import ConfigError, ConfigIssue, validate_block
 from memlab.config.options import MemlabOptions, WhatIf2026_9
 from memlab.config.schema_2026_9 import ResolvedSearch2026_9, read_config
@@ -68,6 +69,7 @@ from memlab.profiles.keyword_2026_9 import (
     search_keyword_with_fallback,
 )
 from memlab.profiles.locale import locale_compare
+from memlab.results import RECALL_METADATA, ResultBuilder
 from memlab.stages.decay import to_epoch_ms
 from memlab.text.js import JS_WHITESPACE, truncate_utf16
 from memlab.text.tokenize import openclaw_mmr_tokens
@@ -80,8 +82,8 @@ SEARCH_CANDIDATE_UNIVERSE = WhatIf2026_9.model_fields["candidate_universe"].defa
 VECTOR_WEIGHT, TEXT_WEIGHT = 0.7, 0.3
 HALF_LIFE_DAYS = WhatIf2026_9.model_fields["half_life_days"].default
 MMR_LAMBDA = 0.7
-#: OpenAI-compatible providers: min(8192, 8000) UTF-8 bytes per chunk (provider_input_cap).
-PROVIDER_INPUT_CAP = 8000
+#: OpenAI-compatible providers: min(8192, 8000) UTF-8 bytes per chunk.
+PROVIDER_INPUT_CAP = provider_input_cap()
 
 
 def _memlab_config(raw: Mapping[str, Any], resolved: ResolvedSearch2026_9):
@@ -318,7 +320,7 @@ class Search2026_9:
                            rankingScore=r["score"], pathScore=r["pathScore"], hasKeyword=True,
                            exactPathSpecificity=max(old["exactPathSpecificity"],
                                                     r["exactPathSpecificity"]))
-                for meta in ("importance", "triggers", "projectKey", "provenance"):
+                for meta in RECALL_METADATA:
                     if old.get(meta) is None and r.get(meta) is not None:
                         old[meta] = r[meta]
                 if r["snippet"]:
@@ -440,8 +442,6 @@ class Search2026_9:
             keep = eligible(np.array([h["score"] for h in entries], dtype=np.float64), None,
                             min_score, "zero")
             selected = [h for h, k in zip(entries, keep.tolist(), strict=True) if k][:universe]
-            fields: tuple[str, ...] = ("path", "startLine", "endLine", "score", "textScore",
-                                       "snippet", "source")
         else:
             kw_keys = ranked["keyword_keys"]
             picks = select_hybrid(
@@ -451,16 +451,9 @@ class Search2026_9:
                           for e in entries], dtype=bool), min_score, universe,
                 any_keyword=ranked["any_keyword"])
             selected = [entries[i] for i in picks.tolist()]
-            fields = ("path", "startLine", "endLine", "score", "vectorScore", "textScore",
-                      "snippet", "source")
-        results = []
-        for e in selected[:max_results]:
-            out = {k: e[k] for k in fields}
-            for k in ("importance", "triggers", "projectKey", "provenance"):
-                if e.get(k) is not None:
-                    out[k] = e[k]
-            results.append(out)
-        return {"results": results}
+        mode = "fts-only" if ranked["keyword_only"] else "hybrid"
+        return {"results": ResultBuilder.build_records(selected[:max_results], mode,
+                                                       RECALL_METADATA)}
 
     def search(self, query: str, max_results: int | None = None,
                min_score: float | None = None, now: Any = None,

@@ -36,7 +36,8 @@ class MMR(Stage):
     corpus:
         Where the hit texts come from (the snippet, 700 UTF-16 units, is what is compared).
     lambda_:
-        Relevance/diversity trade-off in [0, 1]; OpenClaw's default is 0.7.
+        Relevance/diversity trade-off in [0, 1] (the kernel clamps it there); OpenClaw's
+        default is 0.7.
     enabled:
         ``False`` makes the stage a no-op.
     """
@@ -66,12 +67,10 @@ class MMR(Stage):
               limit: int | None = None) -> np.ndarray:
         """MMR order (positions) of one query's hits, given in score order (the caller checks
         ``enabled``). ``keep``/``limit``: stop early, see :func:`mmr_order`."""
-        scores = np.asarray(scores, dtype=np.float64)
-        lam = max(0.0, min(1.0, float(self.lambda_)))
-        if len(docnos) <= 1 or lam == 1.0:  # a plain sort: no similarities needed
-            return mmr_order(scores, np.zeros((len(docnos), len(docnos))), lam)
-        sim = jaccard_rows(self.token_matrix(), np.asarray(docnos))
-        return mmr_order(scores, sim, lam, keep, limit)
+        docnos = np.asarray(docnos)
+        # the similarities are built only when the kernel needs them (not for a plain sort)
+        return mmr_order(scores, lambda: jaccard_rows(self.token_matrix(), docnos),
+                         self.lambda_, keep, limit)
 
     def transform_query(self, query: Query, hits: QueryHits | None = None) -> QueryHits:
         """One query's hits in MMR order, on arrays (:meth:`transform`). When a selection
