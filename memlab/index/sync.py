@@ -45,7 +45,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from memlab.chunking import chunk_id, chunk_markdown, split_for_provider
+from memlab.chunking import chunk_id, chunk_markdown, provider_input_cap, split_for_provider
 from memlab.config import MemlabConfig, load_config
 from memlab.embed.base import EmbeddingProvider, check_vectors
 from memlab.embed.cache import CachedEmbedder, EmbeddingCache
@@ -519,7 +519,8 @@ def sync_index(store: IndexStore, workspace: str | Path,
         model = expected["model"]
         max_bytes = None
         if embedder is not None:
-            max_bytes = min(int(getattr(embedder, "max_input_tokens", 8192) or 8192), 8000)
+            input_tokens = getattr(embedder, "max_input_tokens", None)
+            max_bytes = provider_input_cap(int(input_tokens) if input_tokens else None)
         embed = _Embed(embedder, store, ms.cache.enabled)
         if report.mode != "full" and meta and meta.get("vectorDims"):
             embed.dims = int(meta["vectorDims"])  # new vectors must fit the index's
