@@ -1,6 +1,7 @@
 """``memlab sweep``: evaluate a grid of configurations, optionally tuned with cross-validation.
 
-    memlab sweep DATASET --grid GRID_FILE [--base CONFIG] [--model SPEC ...] [--cv K]
+    memlab sweep DATASET --grid GRID_FILE|KEY=V1,V2 [--grid ...] [--base CONFIG]
+                 [--model SPEC ...] [--cv K]
                  [--optuna N_TRIALS] [--price SPEC=USD]
                  [--backend local|dask[:ADDRESS]] [--n-jobs N] [--metric ndcg@10]
                  [--metrics LIST] [--by-tag] [--top N] [--seed S] [--out results.parquet|.csv]
@@ -17,6 +18,10 @@ The grid file is JSON5 (or YAML, when PyYAML is installed and the file ends in `
 config file (relative to the grid file; ``--base`` wins)::
 
     {"query.hybrid.vectorWeight": [0, 0.1, 0.2], "query.hybrid.mmr.enabled": [false, true]}
+
+``--grid`` is repeatable, and an item may be one axis inline instead of a file:
+``--grid chunking.tokens=200,400 --grid chunking.overlap=0,80`` (values read as JSON5, else as
+plain strings), alone or next to a grid file.
 
 The embedding model is an axis like any other: ``"embedding": ["local:minilm",
 "local:e5-small-multilingual", "openai:text-embedding-3-small"]`` in the grid, or ``--model
@@ -45,7 +50,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # imported where used: building the CLI parser must not load pandas
     import pandas as pd
 
-__all__ = ["add_sweep_parser", "load_grid", "sweep_command"]
+__all__ = ["add_sweep_parser", "inline_axis", "load_grid", "load_grids", "sweep_command"]
 
 
 def load_grid(path: str | Path) -> tuple[dict[str, Any], str | None]:
@@ -81,6 +86,70 @@ def load_grid(path: str | Path) -> tuple[dict[str, Any], str | None]:
     return data, base
 
 
+def inline_axis(text: str) -> tuple[str, list[Any]]:
+    """``KEY=V1,V2,...`` (or ``KEY=[V1, V2]``, JSON5) as an axis and its values; each value is
+    read as JSON5 (``0.5``, ``true``, ``"x"``), else kept as a plain string (``model-window``).
+
+    >>> inline_axis("chunking.tokens=200,400,model-window")
+    ('chunking.tokens', [200, 400, 'model-window'])
+    >>> inline_axis("query.hybrid.mmr.enabled=[false, true]")
+    ('query.hybrid.mmr.enabled', [False, True])
+    """
+    import json5
+
+    from memlab.tune.sweep import SweepError
+
+    key, sep, raw = str(text).partition("=")
+    key, raw = key.strip(), raw.strip()
+    if not sep or not key or not raw:
+        raise SweepError(f"--grid {text!r}: give a grid file or KEY=V1,V2,... (e.g. "
+                         "--grid chunking.tokens=200,400)")
+    if raw.startswith("["):
+        try:
+            values = json5.loads(raw)
+        except ValueError as exc:
+            raise SweepError(f"--grid {key}: {raw!r} is not a valid JSON5 list ({exc})") from None
+        return key, list(values)
+
+    def one(item: str) -> Any:
+        try:
+            return json5.loads(item)
+        except ValueError:
+            return item
+
+    return key, [one(v.strip()) for v in raw.split(",") if v.strip()]
+
+
+def load_grids(items: list[str]) -> tuple[dict[str, Any], str | None]:
+    """The grid of ``--grid`` items: grid files (:func:`load_grid`) and inline
+    ``KEY=V1,V2,...`` axes (:func:`inline_axis`), merged; an axis given twice is an error, and
+    at most one file may name a base config."""
+    from memlab.tune.sweep import SweepError, normalize_axis
+
+    grid: dict[str, Any] = {}
+    names: dict[str, str] = {}
+    base: str | None = None
+    for item in items:
+        if "=" in item and not Path(item).is_file():
+            parts = dict([inline_axis(item)])
+            file_base = None
+        else:
+            parts, file_base = load_grid(item)
+        if file_base is not None:
+            if base is not None:
+                raise SweepError(f"two grid files name a base config ({base}, {file_base}); "
+                                 "keep one, or pass --base")
+            base = file_base
+        for key, values in parts.items():
+            name = normalize_axis(key)
+            if name in names:
+                raise SweepError(f"axis {name!r} is given twice (--grid {names[name]!r} and "
+                                 f"--grid {item!r})")
+            names[name] = item
+            grid[key] = values
+    return grid, base
+
+
 def add_sweep_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add ``memlab sweep`` to an ``argparse`` sub-parser set."""
     p = subparsers.add_parser(
@@ -88,8 +157,9 @@ def add_sweep_parser(subparsers: Any) -> argparse.ArgumentParser:
         "cross-validated, or tuned with Optuna)")
     p.add_argument("dataset", help="a memory dataset folder (workspace/, queries.jsonl, "
                    "qrels.jsonl) or a BEIR folder (corpus.jsonl, queries.jsonl, qrels/)")
-    p.add_argument("--grid", required=True, metavar="GRID_FILE",
-                   help="JSON5 (or YAML) mapping config key paths to lists of values")
+    p.add_argument("--grid", required=True, action="append", metavar="GRID_FILE|KEY=V1,V2",
+                   help="JSON5 (or YAML) file mapping config key paths to lists of values, or "
+                   "one axis inline (e.g. chunking.tokens=200,400); repeat to combine")
     p.add_argument("--base", metavar="CONFIG", help="base OpenClaw config (JSON5) the grid "
                    "overrides (default: the grid file's 'base', else OpenClaw's defaults with "
                    "the local model)")
@@ -224,7 +294,7 @@ def sweep_command(args: argparse.Namespace) -> int:
     metrics = [m.strip().lower() for m in args.metrics.split(",") if m.strip()]
     if metric not in metrics:
         metrics.insert(0, metric)
-    grid, grid_base = load_grid(args.grid)
+    grid, grid_base = load_grids(args.grid if isinstance(args.grid, list) else [args.grid])
     if getattr(args, "model", None):
         from memlab.tune.models import MODEL_AXIS
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import warnings
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -24,6 +25,7 @@ CHUNKINGS = {"chunking.tokens": [400, 120], "chunking.overlap": [0, 80]}
 KNOBS = {"query.hybrid.vectorWeight": [0.3, 0.8], "query.hybrid.mmr.enabled": [False, True],
          "query.minScore": [0.0, 0.3]}
 METRICS = ["ndcg@10", "recall@10"]
+SAMPLE = Path(__file__).resolve().parents[2] / "datasets" / "sample-memory"
 
 
 class TextCounter(HashingProvider):
@@ -193,3 +195,34 @@ def test_a_local_models_window_and_tokenizer_count_the_truncated_chunks():
     assert (cut.window, cut.over, cut.chunks) == (256, 1, 3) == (direct.window, direct.over,
                                                                  direct.chunks)
     assert cut.max_tokens == direct.max_tokens > 256
+
+
+def test_inline_grid_axes_combine_with_a_grid_file(tmp_path):
+    from memlab.cli.sweep import load_grids
+
+    grid_file = tmp_path / "grid.json5"
+    grid_file.write_text('{"query.minScore": [0, 0.3], base: "base.json5"}', encoding="utf-8")
+    grid, base = load_grids([str(grid_file), "chunking.tokens=200,400,model-window",
+                             "chunking.overlap=[0, 80]"])
+    assert grid == {"query.minScore": [0, 0.3], "chunking.tokens": [200, 400, MODEL_WINDOW],
+                    "chunking.overlap": [0, 80]}
+    assert base == str(tmp_path / "base.json5")
+    with pytest.raises(SweepError, match="'chunking.tokens' is given twice"):
+        load_grids(["chunking.tokens=200", "memorySearch.chunking.tokens=400"])
+    with pytest.raises(SweepError, match="unknown sweep axis"):
+        load_grids(["chunking.token=200"])
+
+
+def test_cli_sweep_prints_the_truncation_per_chunking(capsys, tmp_path):
+    from memlab.cli.main import main
+
+    base = tmp_path / "keyword.json5"
+    base.write_text('{agents: {defaults: {memorySearch: {provider: "none"}}}}', encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        code = main(["sweep", str(SAMPLE), "--grid", "chunking.tokens=200,400",
+                     "--grid", "chunking.overlap=0,80", "--base", str(base), "--no-progress"])
+    out = capsys.readouterr().out
+    assert code == 0
+    table = out[out.index("per chunking"):]
+    assert len([line for line in table.splitlines() if " openclaw " in line]) == 4
