@@ -49,7 +49,8 @@ import pandas as pd
 from memlab.config import MemlabConfig, load_config
 
 __all__ = ["DEFAULT_BASELINE", "EVAL_BUDGET", "GATE_GRID", "GATE_MODELS", "GATED", "SAME_MODEL",
-           "QualityGate", "exportable", "quality_gate"]
+           "FoldConfig", "QualityGate", "exportable", "fold_configs", "gain_tests",
+           "quality_gate"]
 
 #: OpenClaw 2026.7.35's default knobs with memlab's default local model (all-MiniLM-L6-v2).
 DEFAULT_BASELINE: dict[str, Any] = {"memorySearch": {"provider": "local"}}
@@ -104,7 +105,9 @@ class QualityGate:
     baseline_label: str
     #: one row per variant: baseline, tuned (out-of-fold means), delta, CI, W/L/T, p-values
     overall: pd.DataFrame
-    #: one row per variant and fold: queries, the fold's choice, in-sample, baseline, tuned
+    #: one row per variant and fold: queries, the fold's choice, in-sample, baseline, tuned,
+    #: delta, ``overrides`` (the grid point chosen) and ``test_index`` (held-out positions in
+    #: ``per_query``); :func:`fold_configs` reads them
     folds: pd.DataFrame
     #: one row per tag: judged queries, baseline, then per variant the tuned mean and delta
     tags: pd.DataFrame
@@ -112,6 +115,11 @@ class QualityGate:
     per_query: pd.DataFrame
     #: per variant: the configuration chosen on all judged queries (its overrides)
     chosen: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: the configuration every grid point overrides (the baseline without :data:`EVAL_BUDGET`)
+    base: MemlabConfig | None = None
+    #: the resampling settings of :func:`gain_tests` (randomization test and bootstrap CI)
+    n_resamples: int = 10_000
+    seed: int = 0
 
     @property
     def failures(self) -> list[str]:
@@ -169,6 +177,88 @@ class QualityGate:
             f"{verdict}."])
 
 
+@dataclass(frozen=True)
+class FoldConfig:
+    """One fold of one variant of a :class:`QualityGate`: the configuration chosen on the
+    other folds and memlab's per-query ``metric`` on the fold's held-out queries."""
+
+    variant: str
+    fold: int
+    #: the grid point chosen on the training folds (sweep overrides, the model as a spec)
+    overrides: dict[str, Any]
+    #: that point applied to the gate's base, :data:`EVAL_BUDGET` included (what is exported)
+    config: MemlabConfig
+    #: the held-out judged queries, in the gate's ``per_query`` order
+    qids: tuple[str, ...]
+    #: memlab's values of the chosen config on ``qids`` (the gate's out-of-fold values)
+    tuned: np.ndarray
+    #: memlab's values of the baseline (OpenClaw's defaults) on ``qids``
+    baseline: np.ndarray
+
+
+def fold_configs(gate: QualityGate, variant: str = GATED) -> list[FoldConfig]:
+    """Per fold of ``variant``: the exportable configuration the gate chose on the other folds,
+    its held-out queries and memlab's per-query values there (tuned and baseline), so that the
+    same configurations can be run elsewhere (e.g. in the real OpenClaw, ``parity/check_gate.py``)
+    and scored against the gate's own numbers.
+
+    >>> gate = quality_gate("datasets/sample-memory", {"query.hybrid.vectorWeight": [0.7]},
+    ...                     models=["local"], cv=3, n_resamples=200)  # doctest: +SKIP
+    >>> [len(f.qids) for f in fold_configs(gate)]  # doctest: +SKIP
+    [34, 34, 33]
+    """
+    from memlab.tune.models import expand_overrides
+
+    if gate.base is None:
+        raise ValueError("this QualityGate has no base config (made by an older quality_gate)")
+    rows = gate.folds[gate.folds["variant"] == variant]
+    if rows.empty:
+        raise ValueError(f"no folds of variant {variant!r}; the gate has "
+                         f"{sorted(set(gate.folds['variant']))}")
+    qids = gate.per_query["qid"].astype(str).to_numpy()
+    out = []
+    for row in rows.itertuples(index=False):
+        test = np.asarray(row.test_index, dtype=np.int64)
+        overrides = dict(row.overrides)
+        out.append(FoldConfig(
+            variant=variant, fold=int(row.fold), overrides=overrides,
+            config=gate.base.with_overrides(expand_overrides({**overrides, **EVAL_BUDGET})),
+            qids=tuple(qids[test].tolist()),
+            tuned=gate.per_query[variant].to_numpy(dtype=np.float64)[test],
+            baseline=gate.per_query["baseline"].to_numpy(dtype=np.float64)[test]))
+    return out
+
+
+def gain_tests(tuned: Mapping[str, np.ndarray], baseline: np.ndarray, *,
+               n_resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
+    """The gate's overall table: per variant (``tuned``: name -> per-query out-of-fold values,
+    aligned with ``baseline``'s), the baseline and tuned means and the paired tests of
+    :func:`memlab.eval.stats.paired_tests` (delta, bootstrap CI, W/L/T, raw and Holm-corrected
+    p-values over the variants given).
+
+    >>> import numpy as np
+    >>> t = gain_tests({"x": np.array([0.5, 0.6, 0.7])}, np.array([0.4, 0.6, 0.5]),
+    ...                n_resamples=100)
+    >>> t[["variant", "baseline", "tuned", "wins", "ties"]].values.tolist()
+    [['x', 0.5, 0.6, 2, 1]]
+    """
+    from memlab.eval.stats import paired_tests
+
+    names = list(tuned)
+    if not names:
+        raise ValueError("give at least one variant's values")
+    base = np.asarray(baseline, dtype=np.float64)
+    values = np.column_stack([np.asarray(tuned[n], dtype=np.float64) for n in names])
+    if values.shape[0] != base.shape[0]:
+        raise ValueError(f"{values.shape[0]} tuned values per variant vs {base.shape[0]} "
+                         "baseline values")
+    tests = paired_tests(values, np.column_stack([base] * len(names)),
+                         n_resamples=n_resamples, seed=seed, labels=names)
+    overall = tests.assign(variant=names, baseline=float(base.mean()),
+                           tuned=values.mean(axis=0))
+    return overall[["variant", "baseline", "tuned", *tests.columns]].reset_index(drop=True)
+
+
 def _choice(overrides: Mapping[str, Any], base: MemlabConfig) -> str:
     """The overrides of a fold's choice that differ from OpenClaw's defaults, shortly named."""
     from memlab.tune.models import MODEL_AXIS, MODEL_KEYS, expand_overrides, model_label
@@ -205,7 +295,6 @@ def quality_gate(dataset: Any, grid: Mapping[str, Sequence[Any]] | None = None, 
     >>> sorted(gate.overall["variant"])  # doctest: +SKIP
     ['same model, tuned knobs', 'tuned model + knobs']
     """
-    from memlab.eval.stats import paired_tests
     from memlab.tune.models import MODEL_AXIS, model_label
     from memlab.tune.optimize import tune
     from memlab.tune.sweep import SweepEngine
@@ -241,11 +330,8 @@ def quality_gate(dataset: Any, grid: Mapping[str, Sequence[Any]] | None = None, 
             engine.close()
     judged_qids = [q for q, j in zip(qids, judged, strict=True) if j]
     tuned = np.column_stack([results[v].out_of_fold for v in variants])
-    tests = paired_tests(tuned, np.column_stack([base_q] * len(variants)),
-                         n_resamples=n_resamples, seed=seed, labels=list(variants))
-    overall = tests.assign(variant=list(variants), baseline=float(base_q.mean()),
-                           tuned=tuned.mean(axis=0))
-    overall = overall[["variant", "baseline", "tuned", *tests.columns]]
+    overall = gain_tests({v: tuned[:, j] for j, v in enumerate(variants)}, base_q,
+                         n_resamples=n_resamples, seed=seed)
     fold_rows = []
     for name, res in results.items():
         for _, row in res.folds.iterrows():
@@ -256,7 +342,9 @@ def quality_gate(dataset: Any, grid: Mapping[str, Sequence[Any]] | None = None, 
                               "in_sample": float(row["in_sample"]),
                               "baseline": float(base_q[test].mean()),
                               "tuned": float(row["out_of_sample"]),
-                              "delta": float(row["out_of_sample"] - base_q[test].mean())})
+                              "delta": float(row["out_of_sample"] - base_q[test].mean()),
+                              "overrides": dict(row["overrides"]),
+                              "test_index": test.tolist()})
     tag_masks = {t: m[judged] for t, m in engine.tags().items() if (m & judged).any()}
     tag_rows = []
     for tag, mask in tag_masks.items():
@@ -272,7 +360,8 @@ def quality_gate(dataset: Any, grid: Mapping[str, Sequence[Any]] | None = None, 
         per_query.insert(1, "tags", [t for t, j in zip(tags_col, judged, strict=True) if j])
     return QualityGate(metric=metric, alpha=alpha, max_tag_loss=max_tag_loss,
                        baseline_label=model_label(base_cfg).removeprefix("local:"),
-                       overall=overall.reset_index(drop=True), folds=pd.DataFrame(fold_rows),
+                       overall=overall, folds=pd.DataFrame(fold_rows),
                        tags=pd.DataFrame(tag_rows), per_query=per_query,
-                       chosen={name: dict(r.overrides) for name, r in results.items()})
+                       chosen={name: dict(r.overrides) for name, r in results.items()},
+                       base=engine.base, n_resamples=n_resamples, seed=seed)
 
