@@ -79,8 +79,8 @@ def resolve_chunking(overrides: Mapping[str, Any], base: Any) -> dict[str, Any]:
     out = dict(overrides)
     if out.get("chunking.tokens") != MODEL_WINDOW:
         return out
+    from memlab.tune.errors import SweepError
     from memlab.tune.models import expand_overrides
-    from memlab.tune.sweep import SweepError
 
     rest = {k: v for k, v in out.items() if k != "chunking.tokens"}
     cfg = base.with_overrides(expand_overrides(rest))

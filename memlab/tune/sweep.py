@@ -84,6 +84,7 @@ from memlab.kernels.threshold import eligible, keep_first
 from memlab.stages.decay import TemporalDecay, to_epoch_ms
 from memlab.stages.mmr import MMR
 from memlab.tune.chunkings import Truncation, resolve_chunking, truncation
+from memlab.tune.errors import SweepError
 from memlab.tune.models import MODEL_AXIS, expand_overrides, spec_overrides
 
 __all__ = ["ALLOWED_AXES", "INNER_AXES", "MODES", "OUTER_AXES", "SweepEngine", "SweepError",
@@ -113,10 +114,6 @@ METHOD_CODES = {name: code for code, name in enumerate(METHODS)}
 MODES = ("hybrid", "vector", "fts-only")
 HYBRID, VECTOR, KEYWORD = 0, 1, 2
 LEG_DEPTH = 200
-
-
-class SweepError(ValueError):
-    """A bad grid or sweep request (unknown axis, empty grid, unsupported mode...)."""
 
 
 def normalize_axis(key: str) -> str:
