@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from memlab.chunking import provider_input_cap
 from memlab.config import DEFAULT_CONFIG, MemlabConfig, load_config
 from memlab.corpus import Corpus, load_workspace
 from memlab.embed.base import EmbeddingProvider
@@ -310,7 +311,7 @@ class MemorySearch:
         model = self.embedder.model if self.embedder is not None else "fts-only"
         max_bytes = None
         if self.embedder is not None:
-            max_bytes = min(getattr(self.embedder, "max_input_tokens", 8192), 8000)
+            max_bytes = provider_input_cap(getattr(self.embedder, "max_input_tokens", None))
         self._use_corpus(load_workspace(workspace, ms.effective_extra_paths(),
                                         tokens=ms.chunking.tokens,
                                         overlap=ms.resolved_overlap(), model=model,
