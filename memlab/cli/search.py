@@ -172,6 +172,8 @@ def _index_embedder(cfg: MemlabConfig, path: Path, args: argparse.Namespace, age
             try:
                 if not needs_embedding(store, args.workspace, cfg, lazy, agent_id=agent):
                     return lazy, None
+            except sqlite3.DatabaseError:
+                pass  # a damaged index: _open_for_indexing reports it (or --force rebuilds)
             finally:
                 store.close()
     cache = lazy.cache if isinstance(lazy, CachedEmbedder) else None
