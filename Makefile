@@ -43,8 +43,8 @@ parity: $(STAMP)
 # OpenClaw"): each fold's chosen config exported and loaded into OpenClaw with its model served
 # by `memlab serve-embeddings`, nDCG@10 per held-out query against memlab's, and the
 # out-of-fold table of both. Not in `make parity` or `make test`: it runs the gate (~150 s)
-# and one OpenClaw index + search per distinct config: ~30 min on 2 cores shared at load
-# 5-12 (gate 390-525 s, OpenClaw's defaults on 111 queries 465 s), far over make parity's budget.
+# and one OpenClaw index + search per distinct config: 1893 s wall, 965 s CPU on 2 cores
+# shared at load 4-12 (gate 525 s, 8 OpenClaw runs), far over make parity's 3-minute budget.
 # Extra flags: make gate-openclaw GATE_ARGS="--variants gated -v"
 .PHONY: gate-openclaw
 gate-openclaw: $(STAMP)
