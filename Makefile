@@ -61,6 +61,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_sweep.py
 	$(BIN)/python benchmarks/bench_index.py
 	$(BIN)/python benchmarks/bench_scale.py --no-cache
+	$(BIN)/python benchmarks/bench_startup.py
 	$(BIN)/python benchmarks/report.py --readme benchmarks/README.md
 
 # README figures are generated, not typed (benchmarks/readme_figures.py): re-runs the sample
