@@ -30,7 +30,7 @@ from memlab.corpus import CHUNK_TABLE_COLUMNS, Corpus
 from memlab.embed.local import LocalProvider
 from memlab.embed.models import PACKAGED_MODELS, find_packaged, model_window
 
-__all__ = ["WindowReport", "fit_to_window", "split_to_window", "token_lengths",
+__all__ = ["WindowReport", "count_over", "fit_to_window", "split_to_window", "token_lengths",
            "window_corpus", "window_report"]
 
 
@@ -80,12 +80,24 @@ def window_report(texts: Sequence[str], model: str | os.PathLike = "minilm", *,
     spec = find_packaged(model)
     provider = provider or LocalProvider(spec.alias, show_progress=False)
     lengths = token_lengths(provider, texts)
-    over = int((lengths > window).sum()) if window is not None else 0
+    over, share, max_tokens = count_over(lengths, window)
     n = len(lengths)
-    return WindowReport(model=spec.alias, window=window, chunks=n, over=over,
-                        share=over / n if n else 0.0,
-                        max_tokens=int(lengths.max()) if n else 0,
+    return WindowReport(model=spec.alias, window=window, chunks=n, over=over, share=share,
+                        max_tokens=max_tokens,
                         median_tokens=float(np.median(lengths)) if n else 0.0)
+
+
+def count_over(lengths: Any, window: int | None) -> tuple[int, float, int]:
+    """``(over, share, max_tokens)`` of token ``lengths`` against ``window``: how many exceed
+    it, their share, and the longest (all 0 for no lengths; ``over`` 0 without a window).
+
+    >>> count_over([3, 300, 257], 256)
+    (2, 0.6666666666666666, 300)
+    """
+    lengths = np.asarray(lengths, dtype=np.int64)
+    n = len(lengths)
+    over = int((lengths > window).sum()) if window is not None else 0
+    return over, over / n if n else 0.0, int(lengths.max()) if n else 0
 
 
 def split_to_window(text: str, start_line: int, fits: Any) -> list[tuple[int, int, str]]:

@@ -163,11 +163,10 @@ def truncation(texts: Sequence[str], embedder: Any) -> Truncation:
     if got is None:
         return Truncation(n, None, math.nan, math.nan, math.nan, False)
     window, count = got
-    if not n:
-        return Truncation(0, window, 0, 0.0, 0, True)
-    lengths = np.asarray(count(list(texts)), dtype=np.int64)
-    over = int((lengths > window).sum()) if window is not None else 0
-    return Truncation(n, window, over, over / n, int(lengths.max()), True)
+    from memlab.embed.window import count_over
+
+    over, share, max_tokens = count_over(count(list(texts)) if n else [], window)
+    return Truncation(n, window, over, share, max_tokens, True)
 
 
 def chunking_label(cfg: Any) -> tuple[int, int, str]:
