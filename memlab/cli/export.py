@@ -17,6 +17,14 @@ value over the whole results was a setting of the evaluation, not tuned, and is 
 config at all. ``--best-expressible`` exports the best row the target schema can express
 (:func:`best_expressible`); ``--allow-lossy`` drops what it cannot and lists each dropped knob
 with its measured effect from the results file (or "not measured").
+
+Importance axes of a 2026.9 sweep (``importance.FILE:LINE`` columns,
+:mod:`memlab.tune.sweep_2026_9`) are file content, not config: when the exported row sets
+one, the export is refused with each entry, its importance, its measured effect (the row vs
+the same point with the file as written, :func:`memlab.config.export_2026_9
+.importance_choices`) and the line to write into the file (the exact line when ``--dataset``
+is the dataset folder, else the comment to append); ``--allow-lossy`` writes the config
+without them and lists them in the header. ``--best-expressible`` skips such rows.
 """
 
 from __future__ import annotations
@@ -28,7 +36,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from memlab.config.errors import ConfigError, ExportError, ExportWarning
+from memlab.config.errors import ConfigError, ConfigIssue, ExportError, ExportWarning
 from memlab.config.export import (
     FIXED_2026_7,
     SERVE_HOST,
@@ -36,7 +44,13 @@ from memlab.config.export import (
     ExportedConfig,
     export_config,
 )
-from memlab.config.export_2026_9 import FIXED_2026_9, measured_effects
+from memlab.config.export_2026_9 import (
+    FIXED_2026_9,
+    ImportanceChoice,
+    importance_choices,
+    is_importance_axis,
+    measured_effects,
+)
 from memlab.config.keypaths import canonical_key_path
 from memlab.config.openclaw_2026_8 import SCHEMAS
 from memlab.config.openclaw_import import import_config
@@ -65,7 +79,8 @@ def add_export_parser(subparsers: Any) -> argparse.ArgumentParser:
                    "(nothing dropped); the header names the best row overall and the gap")
     p.add_argument("--metric", help="rank by this metric column (default: the first one)")
     p.add_argument("--dataset", help="the dataset the results must be for (checked against a "
-                   "`dataset` column)")
+                   "`dataset` column); a memory dataset folder also lets a refused importance "
+                   "axis print the exact line to write")
     p.add_argument("--schema", choices=(*SCHEMAS, "2026.9"), default="2026.7",
                    help="2026.7: agents.defaults.memorySearch; 2026.8: memory.search (2026.8 "
                    "and later; fixed constants are reported); 2026.9: only keys 2026.9.6 "
@@ -135,10 +150,79 @@ def _eval_rows(frame: Any, src: Path, metric: str | None, rank: int) -> tuple[An
 
 def _row(frame: Any, args: argparse.Namespace, rank: int) -> tuple[Any, dict[str, Any], list]:
     """``(config or overrides, header, cut-offs left out)`` of the results row ``rank``."""
-    overrides, header = overrides_from_results(frame, rank=rank, metric=args.metric,
+    ranked = frame
+    if not any(canonical_key_path(str(c)) for c in frame.columns) and any(
+            is_importance_axis(c) for c in frame.columns):
+        # only importance axes (no config key varied): an all-unset config axis lets the
+        # results reader rank the rows and build the header; the overrides stay empty
+        ranked = frame.assign(**{"query.minScore": float("nan")})
+    overrides, header = overrides_from_results(ranked, rank=rank, metric=args.metric,
                                                dataset=args.dataset)
     overrides, left = tuned_overrides(frame, overrides)
     return overrides, header, left
+
+
+def _workspace(args: argparse.Namespace) -> Path | None:
+    """The workspace ``--dataset`` names, when it is a folder (a dataset or a workspace)."""
+    if not args.dataset or not Path(args.dataset).is_dir():
+        return None
+    root = Path(args.dataset)
+    return root / "workspace" if (root / "workspace").is_dir() else root
+
+
+def _importance_at(frame: Any, args: argparse.Namespace, header: dict[str, Any], rank: int
+                   ) -> tuple[list[ImportanceChoice], float | None]:
+    """The importance axes the results row ``rank`` sets (as :func:`_row` ranks the rows),
+    with their measured effects, and the effect of all of them together."""
+    if not any(is_importance_axis(c) for c in frame.columns):
+        return [], None
+    scope = frame
+    if "dataset" in frame.columns and header.get("dataset") is not None:
+        scope = frame[frame["dataset"].astype(str) == str(header["dataset"])]
+    ordered = scope.sort_values(header["metric"], ascending=False, kind="mergesort",
+                                na_position="last")
+    return importance_choices(scope, ordered.index[rank - 1], header["metric"])
+
+
+def _importance_lines(choices: list[ImportanceChoice], args: argparse.Namespace
+                      ) -> list[tuple[ImportanceChoice, str | None, str | None]]:
+    """Each choice with the exact annotated line (when the workspace is at hand) or why not."""
+    from memlab.tune.importance import annotated_line, check_entry
+
+    workspace = _workspace(args)
+    out = []
+    for choice in choices:
+        if workspace is None:
+            out.append((choice, None, None))
+            continue
+        try:
+            _, _, text = check_entry(workspace, choice.key)
+        except ValueError as exc:
+            out.append((choice, None, f"{exc} (has the file changed since the sweep?)"))
+            continue
+        out.append((choice, annotated_line(text, choice.value), None))
+    return out
+
+
+def _importance_issues(choices: list[ImportanceChoice], joint: float | None,
+                       args: argparse.Namespace, metric: str) -> list[ConfigIssue]:
+    """The refusal of ``choices`` (one issue each, the joint effect, what to do)."""
+    issues = []
+    if args.schema != "2026.9":
+        issues.append(ConfigIssue("", f"OpenClaw {args.schema} has no importance annotations "
+                                      "(2026.9 reads them): export with --schema 2026.9"))
+    for choice, line, problem in _importance_lines(choices, args):
+        issues.append(ConfigIssue(choice.key, choice.describe(metric, line)
+                                  + (f" [{problem}]" if problem else "")))
+    if len(choices) > 1:
+        together = ("not measured (no row of the same point with the files as written)"
+                    if joint is None else f"measured effect {joint:+.4f} {metric} (this row vs "
+                    "the same point with the files as written)")
+        issues.append(ConfigIssue("", f"the {len(choices)} annotations together: {together}"))
+    issues.append(ConfigIssue("", "a config cannot carry an importance: write the annotations "
+                                  "into the workspace files; pass --allow-lossy to write the "
+                                  "config without them"))
+    return issues
 
 
 def best_expressible(frame: Any, args: argparse.Namespace, schema: str, **kw: Any
@@ -151,6 +235,11 @@ def best_expressible(frame: Any, args: argparse.Namespace, schema: str, **kw: An
     for rank in range(1, len(frame) + 1):
         config, header, _ = _row(frame, args, rank)
         best_score = header["score"] if best_score is None else best_score
+        choices, joint = _importance_at(frame, args, header, rank)
+        if choices:  # file content, not config: never expressible
+            first_error = first_error or str(ExportError(_importance_issues(
+                choices, joint, args, header["metric"])))
+            continue
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("error", ExportWarning)
@@ -171,6 +260,7 @@ def run_export(args: argparse.Namespace) -> int:
     kw: dict[str, Any] = {"allow_lossy": args.allow_lossy, "full": args.full, "base": args.base,
                           "serve_host": args.serve_host, "serve_port": args.serve_port}
     config: Any
+    importance: tuple[list[ImportanceChoice], float | None] = ([], None)
     if src.suffix.lower() in (".parquet", ".pq", ".csv", ".tsv"):
         frame = read_results(src)
         if "system" in frame.columns and not any(
@@ -199,6 +289,7 @@ def run_export(args: argparse.Namespace) -> int:
                                                 f"{header['metric']}")
             else:
                 config, header, left = _row(frame, args, args.rank)
+                importance = _importance_at(frame, args, header, args.rank)
             if left:
                 header["not_written"] = ("evaluation-only cut-offs (one value over all rows, "
                                          "not tuned): " + ", ".join(left))
@@ -219,9 +310,27 @@ def run_export(args: argparse.Namespace) -> int:
         if args.dataset:
             header["dataset"] = args.dataset
     header["date"] = _dt.date.today().isoformat()
+    choices, joint = importance
+    refused = (_importance_issues(choices, joint, args, header["metric"]) if choices
+               else [])
+    if choices and args.allow_lossy:  # listed in the header, not written as keys
+        for choice, line, problem in _importance_lines(choices, args):
+            header[f"not written, add to {choice.path} line {choice.line}"] = (
+                line or f"<!-- importance: {choice.value} --> at the end of the line") + (
+                f" (importance {choice.value}; {choice.effect_text(header['metric'])})")
+            print(f"warning: not written: {choice.describe(header['metric'], line)}"
+                  + (f" [{problem}]" if problem else ""), file=sys.stderr)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ExportWarning)
-        text = export_config(config, args.schema, header=header, effects=effects or None, **kw)
+        try:
+            text = export_config(config, args.schema, header=header, effects=effects or None,
+                                 **kw)
+        except ExportError as exc:
+            if refused:  # one refusal: the importance axes and the config's losses
+                raise ExportError(refused[:-1] + exc.issues) from None
+            raise
+    if refused and not args.allow_lossy:
+        raise ExportError(refused)
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
     for w in caught:

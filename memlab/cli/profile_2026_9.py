@@ -63,6 +63,7 @@ def sweep_2026_9_command(args: argparse.Namespace, dataset: Any, grid: dict[str,
                          base: Any, metric: str, metrics: list[str]) -> int:
     """``memlab sweep --profile 2026.9``: the grid (or ``--optuna N`` trials) on the 2026.9
     profile (:mod:`memlab.tune.sweep_2026_9`); ``base`` is a 2026.9 config file or None."""
+    from memlab.config.export_2026_9 import is_importance_axis
     from memlab.eval.upgrade import config_2026_9
     from memlab.tune.sweep_2026_9 import Ranker2026_9, sweep_2026_9, tune_2026_9
 
@@ -87,6 +88,9 @@ def sweep_2026_9_command(args: argparse.Namespace, dataset: Any, grid: dict[str,
     print(f"({ranker.searches} searches, {ranker.selections} selections); top {args.top} by "
           f"{metric}:")
     print(table.drop(columns=["dataset"]).head(args.top).to_string(index=False))
+    if any(is_importance_axis(c) for c in table.columns):
+        print("(importance.FILE:LINE: <!-- importance: N --> on that entry; <NA>: the file as "
+              "written)")
     if args.out:
         out = Path(args.out)
         (table.to_parquet if out.suffix.lower() == ".parquet" else table.to_csv)(

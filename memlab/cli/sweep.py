@@ -120,12 +120,18 @@ def inline_axis(text: str) -> tuple[str, list[Any]]:
     return key, [one(v.strip()) for v in raw.split(",") if v.strip()]
 
 
-def load_grids(items: list[str]) -> tuple[dict[str, Any], str | None]:
+def load_grids(items: list[str], profile: str | None = None
+               ) -> tuple[dict[str, Any], str | None]:
     """The grid of ``--grid`` items: grid files (:func:`load_grid`) and inline
     ``KEY=V1,V2,...`` axes (:func:`inline_axis`), merged; an axis given twice is an error, and
-    at most one file may name a base config."""
+    at most one file may name a base config. Keys are checked against the 2026.7 sweep's axes,
+    or with ``profile="2026.9"`` named as the 2026.9 sweep names them
+    (:func:`memlab.tune.sweep_2026_9.normalize_axis_2026_9`: config key paths, checked when the
+    sweep validates its points, and ``importance.FILE:LINE`` axes)."""
     from memlab.tune.sweep import SweepError, normalize_axis
+    from memlab.tune.sweep_2026_9 import normalize_axis_2026_9
 
+    normalize = normalize_axis_2026_9 if profile == "2026.9" else normalize_axis
     grid: dict[str, Any] = {}
     names: dict[str, str] = {}
     base: str | None = None
@@ -141,7 +147,7 @@ def load_grids(items: list[str]) -> tuple[dict[str, Any], str | None]:
                                  "keep one, or pass --base")
             base = file_base
         for key, values in parts.items():
-            name = normalize_axis(key)
+            name = normalize(key)
             if name in names:
                 raise SweepError(f"axis {name!r} is given twice (--grid {names[name]!r} and "
                                  f"--grid {item!r})")
@@ -294,7 +300,8 @@ def sweep_command(args: argparse.Namespace) -> int:
     metrics = [m.strip().lower() for m in args.metrics.split(",") if m.strip()]
     if metric not in metrics:
         metrics.insert(0, metric)
-    grid, grid_base = load_grids(args.grid if isinstance(args.grid, list) else [args.grid])
+    grid, grid_base = load_grids(args.grid if isinstance(args.grid, list) else [args.grid],
+                                 getattr(args, "profile", None))
     if getattr(args, "model", None):
         from memlab.tune.models import MODEL_AXIS
 

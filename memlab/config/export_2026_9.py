@@ -28,18 +28,22 @@ of the chosen row minus the best row whose column holds 2026.9's fixed value.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from memlab.annotations import CURATED_ROOTS
 from memlab.config.dump import Json5Comment, dump_tree
 from memlab.config.keypaths import canonical_key_path, get_path, leaf_paths
 from memlab.config.options import MemlabConfig, WhatIf2026_9
 from memlab.config.schema import MemorySearchConfig
 from memlab.config.schema_2026_9 import DEFAULTS_2026_9, doctor_fix, read_config
 
-__all__ = ["FIXED_2026_9", "OPENCLAW_PIPELINE", "Inexpressible", "block_2026_9",
-           "check_block_2026_9", "measured_effects"]
+__all__ = ["FIXED_2026_9", "IMPORTANCE_FILES", "IMPORTANCE_PREFIX", "OPENCLAW_PIPELINE",
+           "ImportanceChoice", "Inexpressible", "block_2026_9", "check_block_2026_9",
+           "importance_choices", "importance_value", "is_importance_axis", "measured_effects",
+           "parse_importance_axis"]
 
 #: The effective value memlab ranks with, per 2026.7 key 2026.9 fixes (weights normalised,
 #: defaults resolved), compared with :data:`DEFAULTS_2026_9`.
@@ -233,3 +237,162 @@ def _cell(value: Any) -> Any:
     if isinstance(value, str) and value.strip().lower() in ("true", "false"):
         return value.strip().lower() == "true"
     return value
+
+
+# ---------------------------------------------------------------- importance axes
+#: Results columns / sweep axes ``importance.FILE:LINE``: one curated entry's
+#: ``<!-- importance: N -->`` (a content lever of 2026.9, :mod:`memlab.tune.importance`).
+IMPORTANCE_PREFIX = "importance."
+#: The files whose entries an importance axis may name: the curated roots 2026.9 indexes
+#: (``memory.md`` is a curated root too, but 2026.9 never indexes it).
+IMPORTANCE_FILES = tuple(p for p in CURATED_ROOTS if p != "memory.md")
+_IMPORTANCE_KEY = re.compile(r"^importance\.(?P<path>[^:]+):(?P<line>[0-9]+)$")
+_AS_WRITTEN = ("none", "null", "")
+
+
+def is_importance_axis(key: Any) -> bool:
+    """True for a sweep axis / results column naming an entry's importance.
+
+    >>> is_importance_axis("importance.MEMORY.md:12"), is_importance_axis("query.minScore")
+    (True, False)
+    """
+    return str(key).startswith(IMPORTANCE_PREFIX)
+
+
+def parse_importance_axis(key: str) -> tuple[str, int]:
+    """``(path, line)`` of ``importance.FILE:LINE`` (FILE ``MEMORY.md`` or ``USER.md``, LINE
+    1-based). ``ValueError`` naming ``key`` and the allowed form otherwise.
+
+    >>> parse_importance_axis("importance.MEMORY.md:12")
+    ('MEMORY.md', 12)
+    >>> parse_importance_axis("importance.memory/notes.md:3")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: importance axis 'importance.memory/notes.md:3': ... not 'memory/notes.md'
+    """
+    match = _IMPORTANCE_KEY.match(str(key).strip())
+    if match is None:
+        raise ValueError(f"importance axis {key!r}: name one entry as importance.FILE:LINE "
+                         f"(FILE {' or '.join(IMPORTANCE_FILES)}, LINE the 1-based line of a "
+                         "'- ' entry), e.g. importance.MEMORY.md:12")
+    path, line = match["path"], int(match["line"])
+    if path not in IMPORTANCE_FILES:
+        raise ValueError(f"importance axis {key!r}: importance counts only on entries of "
+                         f"{' or '.join(IMPORTANCE_FILES)} (the curated roots 2026.9 indexes), "
+                         f"not {path!r}")
+    if line < 1:
+        raise ValueError(f"importance axis {key!r}: lines are numbered from 1")
+    return path, line
+
+
+def importance_value(value: Any, key: str = "importance") -> int | None:
+    """An importance axis value: an integer 1..10 (integral floats, as CSV reads them,
+    included), or ``None`` for **the file as written** (``None``, NaN, ``"none"``, ``"null"``:
+    the entry keeps whatever annotation the file has, none included). ``ValueError`` naming
+    ``key`` otherwise.
+
+    >>> [importance_value(v) for v in (9, 3.0, None, "none", float("nan"))]
+    [9, 3, None, None, None]
+    """
+    if hasattr(value, "item") and not isinstance(value, str):
+        value = value.item()
+    if value is None or (isinstance(value, str) and value.strip().lower() in _AS_WRITTEN):
+        return None
+    try:
+        if value != value or str(value) == "<NA>":  # NaN, pandas.NA (an as-written cell)
+            return None
+    except TypeError:
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10:
+        raise ValueError(f"importance axis {key!r}: {value!r} is not an importance; use an "
+                         "integer 1..10, or null / \"none\" for the file as written")
+    return value
+
+
+@dataclass(frozen=True)
+class ImportanceChoice:
+    """A tuned importance the config cannot carry: entry ``path`` line ``line`` at ``value``,
+    with ``effect``, the metric of the chosen row minus the same point with the file as
+    written (``None`` when the results have no such row)."""
+
+    key: str
+    path: str
+    line: int
+    value: int
+    effect: float | None = None
+
+    def effect_text(self, metric: str | None = None) -> str:
+        """The measured effect in words ("effect not measured" without one)."""
+        if self.effect is None:
+            return ("effect not measured (the results have no row of the same point with "
+                    f"{self.path} as written)")
+        return (f"measured effect {self.effect:+.4f} {metric or 'objective'} (this row vs the "
+                f"same point with {self.path} as written)")
+
+    def describe(self, metric: str | None = None, text: str | None = None) -> str:
+        """What to tell the user: the choice, its measured effect, and the line to write
+        (``text``: the annotated line, when the workspace is at hand).
+
+        >>> text = ImportanceChoice("importance.MEMORY.md:4", "MEMORY.md", 4, 9, 0.0125
+        ...                         ).describe("ndcg@10", "- Tuesday <!-- importance: 9 -->")
+        >>> print(text.replace("; ", ";\\n"))
+        importance 9 on MEMORY.md line 4: an annotation in the file, not a config key;
+        measured effect +0.0125 ndcg@10 (this row vs the same point with MEMORY.md as written);
+        add it to line 4 of MEMORY.md:
+            - Tuesday <!-- importance: 9 -->
+        """
+        effect = self.effect_text(metric)
+        where = (f"add it to line {self.line} of {self.path}:\n    {text}" if text else
+                 f"end line {self.line} of {self.path} with <!-- importance: {self.value} -->")
+        return (f"importance {self.value} on {self.path} line {self.line}: an annotation in the "
+                f"file, not a config key; {effect}; {where}")
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Two results cells hold the same axis value (NaN/None alike, lists element-wise)."""
+    a, b = (x.tolist() if hasattr(x, "tolist") else x for x in (a, b))
+    missing = [x is None or (isinstance(x, float) and math.isnan(x)) or str(x) == "<NA>"
+               for x in (a, b)]
+    if any(missing):
+        return all(missing)
+    return _close(_cell(a), _cell(b))
+
+
+def importance_choices(frame: Any, row: Any, metric: str) -> tuple[list[ImportanceChoice],
+                                                                   float | None]:
+    """``(choices, joint effect)`` for the results row ``row`` (its index label in ``frame``):
+    each importance column the row sets (not as written) with its measured effect (the row's
+    ``metric`` minus that of the row equal on every other axis with this entry as written),
+    and the effect of all of them together (vs the row with every importance axis as
+    written; ``None`` when not in the results). Axis columns are every column but the metrics
+    (names with ``@``, ``metric``) and ``dataset``/``trial``.
+
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"importance.MEMORY.md:4": [9, None], "ndcg@10": [0.6, 0.55]})
+    >>> [(c.value, round(c.effect, 4)) for c in importance_choices(rows, 0, "ndcg@10")[0]]
+    [(9, 0.05)]
+    """
+    keys = [c for c in frame.columns if is_importance_axis(c)]
+    axes = [c for c in frame.columns if c not in ("dataset", "trial", metric)
+            and "@" not in str(c)]
+    chosen = frame.loc[row]
+    score = float(chosen[metric])
+
+    def baseline(free: list[Any]) -> float | None:
+        mask = [all(_same(r[c], chosen[c]) for c in axes if c not in free)
+                and all(importance_value(r[c], str(c)) is None for c in free)
+                for _, r in frame.iterrows()]
+        best = frame.loc[mask, metric]
+        return None if best.empty else round(score - float(best.max()), 12)
+
+    choices = []
+    for key in keys:
+        value = importance_value(chosen[key], str(key))
+        if value is not None:
+            path, line = parse_importance_axis(str(key))
+            choices.append(ImportanceChoice(str(key), path, line, value, baseline([key])))
+    joint = baseline([c.key for c in choices]) if len(choices) > 1 else (
+        choices[0].effect if choices else None)
+    return choices, joint

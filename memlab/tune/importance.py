@@ -8,6 +8,11 @@ it is and with the annotations (:func:`memlab.eval.upgrade.run_profile_2026_9`; 
 stripped before indexing with line numbers kept, so the line-span judgments still apply) and
 compares the two with paired tests (:func:`memlab.eval.judged.compare_runs`).
 
+The same lever is a sweep axis of the 2026.9 profile (:mod:`memlab.tune.sweep_2026_9`):
+``importance.FILE:LINE`` (:func:`memlab.config.export_2026_9.parse_importance_axis`) names
+one entry; :func:`check_entry` says whether a workspace has it, :func:`annotated_line` is the
+line a user writes into the file.
+
 >>> import pathlib, tempfile
 >>> ws = pathlib.Path(tempfile.mkdtemp())
 >>> _ = (ws / "MEMORY.md").write_text("- deploy Tuesday <!-- importance: 3 -->\\n- NAS\\n")
@@ -29,18 +34,85 @@ from pathlib import Path
 from typing import Any
 
 from memlab.annotations import is_curated_root
+from memlab.chunking import curated_entry_kind
+from memlab.config.export_2026_9 import IMPORTANCE_FILES, parse_importance_axis
 
-__all__ = ["annotate_importance", "importance_whatif"]
+__all__ = ["annotate_importance", "annotated_line", "check_entry", "entry_lines",
+           "importance_whatif"]
 
 _IMPORTANCE = re.compile(r"\s*<!--\s*importance\s*:[^\n]*?-->", re.IGNORECASE)
+
+
+def annotated_line(line: str, value: int) -> str:
+    """``line`` with its importance set to ``value``: an existing ``<!-- importance: … -->``
+    removed, trailing blanks dropped, `` <!-- importance: N -->`` appended (2026.9 reads the
+    comment on a line that ends with ``-->``).
+
+    >>> annotated_line("- NAS <!-- importance: 3 --> <!-- trigger: nas -->  ", 8)
+    '- NAS <!-- trigger: nas --> <!-- importance: 8 -->'
+    """
+    bare = _IMPORTANCE.sub("", line).rstrip()
+    return f"{bare} <!-- importance: {value} -->"
+
+
+def entry_lines(workspace: str | Path, path: str) -> list[int]:
+    """The 1-based lines of ``path`` (workspace-relative) that start a curated entry (a
+    ``- `` line, :func:`memlab.chunking.curated_entry_kind`).
+
+    >>> import pathlib, tempfile
+    >>> ws = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (ws / "USER.md").write_text("# Sam\\n- likes tea\\n  (green)\\n- cycles\\n")
+    >>> entry_lines(ws, "USER.md")
+    [2, 4]
+    """
+    text = (Path(workspace) / path).read_text(encoding="utf-8").replace("\r\n", "\n")
+    return [i for i, line in enumerate(text.split("\n"), 1)
+            if curated_entry_kind(line) == "entry"]
+
+
+def check_entry(workspace: str | Path, key: str) -> tuple[str, int, str]:
+    """``(path, line, text)`` of the entry the importance axis ``key`` names in
+    ``workspace``; ``ValueError`` naming ``key`` and what is allowed when the key is
+    malformed, the file is not ``MEMORY.md``/``USER.md`` or missing, or the line is not the
+    first line of a ``- `` entry.
+
+    >>> import pathlib, tempfile
+    >>> ws = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (ws / "MEMORY.md").write_text("# Notes\\n- deploy Tuesday\\n")
+    >>> check_entry(ws, "importance.MEMORY.md:2")
+    ('MEMORY.md', 2, '- deploy Tuesday')
+    >>> check_entry(ws, "importance.MEMORY.md:1")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: importance axis 'importance.MEMORY.md:1': line 1 of MEMORY.md is not an ent...
+    """
+    path, line = parse_importance_axis(key)
+    target = Path(workspace) / path
+    if not target.is_file():
+        raise ValueError(f"importance axis {key!r}: the workspace {workspace} has no {path} "
+                         f"(importance axes name entries of {' or '.join(IMPORTANCE_FILES)})")
+    lines = target.read_text(encoding="utf-8").replace("\r\n", "\n").split("\n")
+    count = len(lines) - (lines[-1] == "")  # a final newline ends the last line
+    if line > count:
+        raise ValueError(f"importance axis {key!r}: {path} has {count} lines")
+    entries = entry_lines(workspace, path)
+    if line not in entries:
+        shown = ", ".join(map(str, entries[:20])) + (", ..." if len(entries) > 20 else "")
+        raise ValueError(f"importance axis {key!r}: line {line} of {path} is not an entry "
+                         f"({lines[line - 1][:60]!r}); an importance axis names the first line "
+                         f"of a '- ' entry: " + (f"{path} has entries on lines {shown}"
+                                                 if entries else f"{path} has no entries"))
+    return path, line, lines[line - 1]
 
 
 def annotate_importance(workspace: str | Path, entries: Mapping[tuple[str, int], int],
                         out: str | Path) -> Path:
     """Copy ``workspace`` to ``out`` and set ``<!-- importance: N -->`` on each
     ``(path, line) -> N`` of ``entries`` (1-based line of a curated entry; an existing
-    importance comment on that line is replaced). Raises ``ValueError`` naming the entry when
-    the path is not a curated root, the line does not exist or N is outside 1..10."""
+    importance comment on that line is replaced, :func:`annotated_line`; the file keeps its
+    modification time, so decay by mtime is unchanged). Raises ``ValueError`` naming the
+    entry when the path is not a curated root, the line does not exist or N is outside
+    1..10."""
     out = Path(out)
     shutil.copytree(workspace, out)
     by_file: dict[str, dict[int, int]] = {}
@@ -57,9 +129,10 @@ def annotate_importance(workspace: str | Path, entries: Mapping[tuple[str, int],
         for line, value in lines.items():
             if not 1 <= line <= len(text):
                 raise ValueError(f"{path}:{line}: no such line ({len(text)} lines)")
-            bare = _IMPORTANCE.sub("", text[line - 1]).rstrip()
-            text[line - 1] = f"{bare} <!-- importance: {value} -->"
+            cr = "\r" if text[line - 1].endswith("\r") else ""  # a CRLF file stays CRLF
+            text[line - 1] = annotated_line(text[line - 1], value) + cr
         target.write_text("\n".join(text), encoding="utf-8")
+        shutil.copystat(Path(workspace) / path, target)  # the original mtime
     return out
 
 

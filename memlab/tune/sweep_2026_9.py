@@ -18,13 +18,30 @@ frame has the axis columns, one column per metric and ``dataset``, so ``memlab e
 --schema 2026.9`` reads it. :func:`tune_2026_9` runs Optuna TPE over the same axes with the
 same caches (a trial whose leg axes were seen costs a selection per query).
 
-Importance annotations (the content lever) change the files, not the config: try them on a
-copy of the workspace with :func:`memlab.tune.importance.importance_whatif`.
+The **importance axes** (the content lever): ``importance.FILE:LINE`` names one curated entry
+(``FILE`` ``MEMORY.md`` or ``USER.md`` relative to the workspace, ``LINE`` the 1-based first
+line of its ``- `` entry, as :func:`memlab.tune.importance.annotate_importance` numbers it);
+its values are integers 1..10 (``<!-- importance: N -->`` on that line, an existing one
+replaced) or ``None``/``"none"``, **the file as written** (no change: the entry keeps the
+annotation it has, or none). Points that differ in importance axes are different leg groups:
+the group's workspace is a copy annotated with :func:`~memlab.tune.importance
+.annotate_importance`, indexed and ranked. 2026.9 strips the annotation comments from the
+chunk text, so the texts to embed are the same: every group embeds through one
+:class:`~memlab.embed.cache.CachedEmbedder` per embedding configuration (an in-memory cache
+around the provider when the config's own cache is off), and a second importance group embeds
+nothing (unless the file as written has no annotation and keeps trailing blanks, which 2026.9
+also strips once it strips a comment). In the results the column holds the integer, or
+``<NA>`` for the file as written. ``memlab export --schema 2026.9`` refuses these axes (they
+are file content, not config), printing each entry's line to write and its measured effect
+(:func:`memlab.config.export_2026_9.importance_choices`).
 
 >>> from memlab.eval.datasets import load_dataset  # doctest: +SKIP
 >>> sweep_2026_9(load_dataset("datasets/sample-memory"),
 ...              {"query.minScore": [0.2, 0.35], "store.fts.tokenizer": ["unicode61",
 ...               "trigram"]}, {"memory": {"search": {"provider": "none"}}})  # doctest: +SKIP
+>>> sweep_2026_9(load_dataset("datasets/sample-memory"),
+...              {"importance.MEMORY.md:20": [None, 3, 10]},
+...              {"memory": {"search": {"provider": "none"}}})  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -32,14 +49,19 @@ from __future__ import annotations
 import copy
 import itertools
 import json
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from memlab.config.export_2026_9 import importance_value, is_importance_axis
 from memlab.config.schema_2026_9 import read_config
+from memlab.tune.errors import SweepError
 
-__all__ = ["SELECTION_AXES", "Ranker2026_9", "point_config", "sweep_2026_9", "tune_2026_9"]
+__all__ = ["SELECTION_AXES", "Ranker2026_9", "normalize_axis_2026_9", "point_config",
+           "split_point", "sweep_2026_9", "tune_2026_9"]
 
 #: Axes that only select from the ranked candidates (no new search).
 SELECTION_AXES = ("query.minScore", "query.maxResults")
@@ -65,9 +87,66 @@ def point_config(base: Mapping[str, Any], point: Mapping[str, Any]) -> dict[str,
     return out
 
 
-def _split(point: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    legs = {k: v for k, v in point.items() if k not in SELECTION_AXES}
-    return legs, {k: v for k, v in point.items() if k in SELECTION_AXES}
+def normalize_axis_2026_9(key: str) -> str:
+    """A 2026.9 grid key as the sweep names it: an importance axis checked for its form
+    (``importance.FILE:LINE``), a config key path without a ``memory.search.`` prefix (its
+    values are checked by :func:`point_config`).
+
+    >>> normalize_axis_2026_9("memory.search.query.minScore")
+    'query.minScore'
+    >>> normalize_axis_2026_9("importance.USER.md")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    memlab.tune.errors.SweepError: importance axis 'importance.USER.md': name one entry as ...
+    """
+    from memlab.config.export_2026_9 import parse_importance_axis
+
+    name = str(key).strip()
+    if is_importance_axis(name):
+        try:
+            path, line = parse_importance_axis(name)
+        except ValueError as exc:
+            raise SweepError(str(exc)) from None
+        return f"importance.{path}:{line}"
+    return name.removeprefix("memory.search.")
+
+
+def split_point(point: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, int]]:
+    """``(config axes, importance axes)`` of a point; importance values as integers, the
+    axes at the file as written (``None``/``"none"``) left out.
+
+    >>> split_point({"query.minScore": 0.2, "importance.MEMORY.md:3": 9,
+    ...              "importance.USER.md:1": "none"})
+    ({'query.minScore': 0.2}, {'importance.MEMORY.md:3': 9})
+    """
+    config, importance = {}, {}
+    for key, value in point.items():
+        if not is_importance_axis(key):
+            config[key] = value
+            continue
+        try:
+            number = importance_value(value, key)
+        except ValueError as exc:
+            raise SweepError(str(exc)) from None
+        if number is not None:
+            importance[key] = number
+    return config, importance
+
+
+def _split(point: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, int], dict[str, Any]]:
+    config, importance = split_point(point)
+    legs = {k: v for k, v in config.items() if k not in SELECTION_AXES}
+    return legs, importance, {k: v for k, v in config.items() if k in SELECTION_AXES}
+
+
+def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """The results rows, each importance column as nullable integers (``<NA>``: as written)."""
+    frame = pd.DataFrame(rows)
+    for column in frame.columns:
+        if is_importance_axis(column):
+            frame[column] = pd.array([importance_value(v, column) for v in frame[column]],
+                                     dtype="Int64")
+    return frame
 
 
 class Ranker2026_9:
@@ -75,7 +154,10 @@ class Ranker2026_9:
 
     ``hits(point)`` returns the production hits (``qid, path, start_line, end_line, source,
     score, rank``) of one point; ``searches`` counts the :meth:`Search2026_9.rank` calls (one
-    per query and group), ``selections`` the :meth:`Search2026_9.select` calls.
+    per query and group), ``selections`` the :meth:`Search2026_9.select` calls, ``groups``
+    the indexed workspaces (one per distinct leg and importance axes). Documents are embedded
+    through one :class:`~memlab.embed.cache.CachedEmbedder` per embedding configuration, so
+    the groups that only differ in importance embed nothing new.
 
     >>> from memlab.eval.datasets import load_dataset  # doctest: +SKIP
     >>> r = Ranker2026_9(load_dataset("datasets/sample-memory"),
@@ -91,36 +173,89 @@ class Ranker2026_9:
         self.embedder = embedder
         self.active_projects = active_projects
         self._groups: dict[str, tuple[Any, list[tuple[Any, dict[str, Any]]]]] = {}
+        self._embedders: dict[str, Any] = {}
+        self._entries: dict[str, tuple[str, int]] = {}
         self.searches = 0
         self.selections = 0
+        self.groups = 0
 
-    def _group(self, legs: Mapping[str, Any]) -> tuple[Any, list[tuple[Any, dict[str, Any]]]]:
+    def check(self, point: Mapping[str, Any]) -> None:
+        """Raise before any search when ``point`` is invalid: its config axes as 2026.9
+        validates them (:func:`point_config`), its importance axes against the workspace
+        (:func:`memlab.tune.importance.check_entry`: ``MEMORY.md``/``USER.md``, an entry
+        line; values 1..10 or the file as written)."""
+        from memlab.tune.importance import check_entry
+
+        config, _ = split_point(point)  # checks the importance values
+        point_config(self.base, config)
+        for key in point:
+            if is_importance_axis(key) and key not in self._entries:
+                try:
+                    path, line, _ = check_entry(self.dataset.workspace, key)
+                except ValueError as exc:
+                    raise SweepError(str(exc)) from None
+                self._entries[key] = (path, line)
+
+    def _embedder(self, legs: Mapping[str, Any], config: Mapping[str, Any]) -> Any:
+        """The (cached) embedder of the groups with config axes ``legs``."""
+        from memlab.embed.cache import CachedEmbedder
         from memlab.profiles.openclaw_2026_9 import Search2026_9
 
-        key = json.dumps(legs, sort_keys=True, default=str)
+        key = "" if self.embedder is not None else json.dumps(legs, sort_keys=True, default=str)
+        if key not in self._embedders:
+            emb = self.embedder
+            if emb is None:  # the provider the config asks for (its own cache, when on)
+                probe = Search2026_9(self.dataset.workspace, config, index_path=":memory:",
+                                     sync=False)
+                try:
+                    emb = probe.embedder
+                finally:
+                    probe.close()
+            if emb is not None and not isinstance(emb, CachedEmbedder):
+                emb = CachedEmbedder(emb)  # in memory: the groups share the vectors
+            self._embedders[key] = emb
+        return self._embedders[key]
+
+    def _group(self, legs: Mapping[str, Any], importance: Mapping[str, int]
+               ) -> tuple[Any, list[tuple[Any, dict[str, Any]]]]:
+        from memlab.profiles.openclaw_2026_9 import Search2026_9
+        from memlab.tune.importance import annotate_importance
+
+        key = json.dumps([legs, importance], sort_keys=True, default=str)
         if key not in self._groups:
+            self.check({**legs, **importance})
+            config = point_config(self.base, legs)
             queries = self.dataset.queries
             nows = (queries["now"].fillna(queries["now"].max()) if "now" in queries.columns
                     else pd.Series([None] * len(queries), index=queries.index))
-            search = Search2026_9(self.dataset.workspace, point_config(self.base, legs),
-                                  index_path=":memory:", embedder=self.embedder)
-            try:
-                ranked = [(qid, search.rank(str(text), None if pd.isna(now) else now,
-                                            self.active_projects))
-                          for qid, text, now in zip(queries["qid"], queries["query"], nows,
-                                                    strict=True)]
-            finally:
-                search.close()  # select() reads only the settings and the ranked entries
+            with tempfile.TemporaryDirectory(prefix="memlab-importance-") as tmp:
+                workspace = self.dataset.workspace
+                if importance:  # a copy of the workspace with the annotations
+                    workspace = annotate_importance(
+                        workspace, {self._entries[k]: v for k, v in importance.items()},
+                        Path(tmp) / "workspace")
+                search = Search2026_9(workspace, config, index_path=":memory:",
+                                      embedder=self._embedder(legs, config))
+                try:
+                    ranked = [(qid, search.rank(str(text), None if pd.isna(now) else now,
+                                                self.active_projects))
+                              for qid, text, now in zip(queries["qid"], queries["query"], nows,
+                                                        strict=True)]
+                finally:
+                    search.close()  # select() reads only the settings and the ranked entries
             self.searches += len(ranked)
+            self.groups += 1
             self._groups[key] = (search, ranked)
         return self._groups[key]
 
     def hits(self, point: Mapping[str, Any]) -> pd.DataFrame:
-        """Production hits of ``point`` (key path -> value over the base config)."""
-        legs, selection = _split(point)
-        search, ranked = self._group(legs)
+        """Production hits of ``point`` (key path -> value over the base config; importance
+        axes as in the module docstring)."""
+        legs, importance, selection = _split(point)
+        search, ranked = self._group(legs, importance)
         # the resolved settings carry the clamped minScore and the default maxResults
-        settings = read_config(point_config(self.base, point)).resolve(search.agent_id)
+        settings = read_config(point_config(self.base, {**legs, **selection})).resolve(
+            search.agent_id)
         rows = []
         for qid, r in ranked:
             self.selections += 1
@@ -143,17 +278,19 @@ def sweep_2026_9(dataset: Any, grid: Mapping[str, Sequence[Any]],
                  base: Mapping[str, Any] | None = None, *,
                  metrics: Sequence[str] = ("ndcg@10", "recall@10", "mrr@10"),
                  ranker: Ranker2026_9 | None = None) -> pd.DataFrame:
-    """One row per point of ``grid`` (key path -> values): the axes, each metric's mean over
-    the judged queries, ``dataset``. Points are validated before anything runs."""
+    """One row per point of ``grid`` (key path -> values; importance axes as in the module
+    docstring): the axes, each metric's mean over the judged queries, ``dataset``. Points are
+    validated before anything runs."""
     ranker = ranker or Ranker2026_9(dataset, base)
+    grid = {normalize_axis_2026_9(k): v for k, v in grid.items()}
     names = list(grid)
     points = [dict(zip(names, combo, strict=True))
               for combo in itertools.product(*(list(grid[n]) for n in names))]
     for point in points:
-        point_config(ranker.base, point)  # fail on an invalid point before the first search
+        ranker.check(point)  # fail on an invalid point before the first search
     rows = [{**point, **ranker.evaluate(point, metrics), "dataset": dataset.name}
             for point in points]
-    return pd.DataFrame(rows)
+    return _frame(rows)
 
 
 def tune_2026_9(dataset: Any, space: Mapping[str, Sequence[Any]],
@@ -162,8 +299,9 @@ def tune_2026_9(dataset: Any, space: Mapping[str, Sequence[Any]],
                 metrics: Sequence[str] | None = None,
                 ranker: Ranker2026_9 | None = None,
                 callback: Callable[[dict[str, Any]], None] | None = None) -> pd.DataFrame:
-    """Optuna TPE (``n_trials`` trials, ``seed``) over ``space`` (key path -> choices) on the
-    2026.9 profile, maximising ``metric`` in-sample (no held-out folds: an optimistic
+    """Optuna TPE (``n_trials`` trials, ``seed``) over ``space`` (key path -> choices;
+    importance axes are categorical over their integers and ``None``) on the 2026.9 profile,
+    maximising ``metric`` in-sample (no held-out folds: an optimistic
     figure, like the upgrade report's tuned 2026.7 row). Returns the trials, best first: the
     axes, each metric, ``trial``, ``dataset``.
 
@@ -173,17 +311,22 @@ def tune_2026_9(dataset: Any, space: Mapping[str, Sequence[Any]],
     import optuna
 
     ranker = ranker or Ranker2026_9(dataset, base)
+    space = {normalize_axis_2026_9(k): v for k, v in space.items()}
     names = list(space)
     metrics = list(dict.fromkeys([metric, *(metrics or [])]))
     for name in names:  # the choices must be valid 2026.9 values before Optuna starts
         for value in space[name]:
-            point_config(ranker.base, {name: value})
+            ranker.check({name: value})
     rows: list[dict[str, Any]] = []
 
     def objective(trial: Any) -> float:
         point = {}
         for name in names:
             choices = list(space[name])
+            if is_importance_axis(name):  # categorical ints (None: the file as written)
+                point[name] = trial.suggest_categorical(
+                    name, list(dict.fromkeys(importance_value(v, name) for v in choices)))
+                continue
             # Optuna's categorical choices must be None/bool/int/float/str: index others
             idx = trial.suggest_categorical(name, list(range(len(choices))))
             point[name] = choices[idx]
@@ -198,5 +341,5 @@ def tune_2026_9(dataset: Any, space: Mapping[str, Sequence[Any]],
     study = optuna.create_study(direction="maximize",
                                 sampler=optuna.samplers.TPESampler(seed=seed))
     study.optimize(objective, n_trials=n_trials)
-    return pd.DataFrame(rows).sort_values([metric, "trial"], ascending=[False, True],
-                                          kind="stable").reset_index(drop=True)
+    return _frame(rows).sort_values([metric, "trial"], ascending=[False, True],
+                                    kind="stable").reset_index(drop=True)
