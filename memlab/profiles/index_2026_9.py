@@ -12,10 +12,11 @@ What is indexed (:func:`collect_files`): ``MEMORY.md``, ``USER.md``, ``memory/**
 ``extraPaths`` (strings or ``{path, pattern}``: a directory's files filtered by the glob,
 :class:`memlab.workspace.ExtraPath`; chunking version 5 with annotation metadata,
 :mod:`memlab.annotations`), and
-the agent's archived transcripts (``sessions/<agent>/*.jsonl.reset.<ts>``: 2026.9.6 reads live
-transcripts from its own SQLite session store, and from the folder only these archives) when
-``sessions`` is among the resolved sources (``rememberAcrossConversations`` defaults on).
-Sessions keep their mtime (their hits decay by it).
+when ``sessions`` is among the resolved sources (``rememberAcrossConversations`` defaults on)
+the agent's live sessions from its SQLite session store, a copy of OpenClaw's agent database
+at ``sessions/<agent>/openclaw-agent.sqlite`` (:mod:`memlab.sessions.store_2026_9`), then its
+archived transcripts (``sessions/<agent>/*.jsonl.reset.<ts>``; 2026.9.6 indexes no other file
+of that folder). Sessions keep their mtime (their hits decay by it).
 
 >>> import tempfile, pathlib
 >>> ws = pathlib.Path(tempfile.mkdtemp())
@@ -42,6 +43,11 @@ from memlab.chunking import chunk_memory_file, split_for_provider
 from memlab.index.paths import TOKENIZE_CLAUSES, add_path, create_paths_fts
 from memlab.sessions.render import remap_chunk_lines
 from memlab.sessions.scan import scan_sessions
+from memlab.sessions.store_2026_9 import (
+    chunk_at_reset_boundary,
+    live_store_path,
+    read_live_sessions,
+)
 from memlab.text.js import js_trim
 from memlab.workspace import ExtraPath, MemoryFile, list_memory_files
 
@@ -64,6 +70,7 @@ class SourceFile:
     mtime_ms: float
     size: int
     line_map: tuple[int, ...] = ()
+    cutoff_line: int | None = None
 
 
 @dataclass(frozen=True)
@@ -111,6 +118,11 @@ def collect_files(workspace: str | Path, sources: Sequence[str], extra_paths: Se
         mtime, size = _stat_ms(path)
         out.append(SourceFile(f.path, "memory", path.read_bytes().decode("utf-8", "replace"),
                               mtime, size))
+    store = live_store_path(ws / "sessions", agent_id)
+    if "sessions" in sources and store.is_file():  # live sessions first, as 2026.9 lists them
+        out.extend(SourceFile(s.path, "sessions", s.transcript.text, s.mtime_ms, s.size,
+                              tuple(s.transcript.line_map), s.cutoff_line)
+                   for s in read_live_sessions(store, agent_id))
     if "sessions" in sources and (ws / "sessions").is_dir():
         loaded, _skipped = scan_sessions(ws / "sessions", agent_id)
         for s in loaded:
@@ -124,8 +136,12 @@ def collect_files(workspace: str | Path, sources: Sequence[str], extra_paths: Se
 
 def file_chunks(file: SourceFile, max_input_bytes: int | None) -> list[IndexChunk]:
     """Chunking version 5 of one file, its recall metadata, the provider's byte cap."""
-    chunks = chunk_memory_file(file.path, file.content, source=file.source,
-                               version=CHUNKING_VERSION)
+    if file.cutoff_line is not None:
+        chunks = chunk_at_reset_boundary(file.path, file.content, file.line_map,
+                                         file.cutoff_line, CHUNKING_VERSION)
+    else:
+        chunks = chunk_memory_file(file.path, file.content, source=file.source,
+                                   version=CHUNKING_VERSION)
     meta = chunk_metadata(file.path, file.content, chunks, source=file.source)
     if file.line_map:
         chunks = remap_chunk_lines(chunks, list(file.line_map))

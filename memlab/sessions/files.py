@@ -36,7 +36,7 @@ def read_store(path: str | os.PathLike[str]) -> dict[str, Any]:
     return parsed if ok and isinstance(parsed, dict) else {}
 
 
-def _cron_generated_keys(store: Mapping[str, Any]) -> set[str]:
+def cron_generated_keys(store: Mapping[str, Any]) -> set[str]:
     """``collectCronGeneratedSessionKeys``: cron-run keys and sessions spawned from them."""
     cache: dict[str, bool] = {}
     resolving: set[str] = set()
@@ -172,7 +172,7 @@ def list_sessions_dir(sessions_dir: str, agent: str) -> list[SessionFile]:
     if not os.path.isdir(sessions_dir):
         return []
     store = read_store(os.path.join(sessions_dir, "sessions.json"))
-    cron_keys = _cron_generated_keys(store)
+    cron_keys = cron_generated_keys(store)
     active: dict[str, SessionFile] = {}
     owners: dict[str, str] = {}
     for key, entry in store.items():
