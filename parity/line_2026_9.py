@@ -61,17 +61,32 @@ SUITES: dict[str, tuple[str, dict[str, Any]]] = {
     "extra-patterns": ("defaults, extraPaths in the {path, pattern} form (globs filter an extra "
                        "folder's files; a file entry ignores its pattern; a blank pattern is "
                        "none), on workspaces/patterns only", {"extraPaths": EXTRA_PATTERNS}),
+    "live-sessions": ("defaults + live session transcripts from 2026.9's SQLite session store "
+                      "(written by `openclaw doctor --session-sqlite import`) and a reset "
+                      "archive, on workspaces/live only", {
+                          "sources": ["memory", "sessions"],
+                          "experimental": {"sessionMemory": True}}),
+    "live-sessions-fts": ("provider none + live session transcripts from the SQLite session "
+                          "store, on workspaces/live only", {
+                              "provider": "none", "sources": ["memory", "sessions"],
+                              "experimental": {"sessionMemory": True}}),
     "sample": ("defaults on the bundled labelled sample (datasets/sample-memory): memlab's CLI "
                "and the dataset wrapper memlab.eval.upgrade.run_profile_2026_9", {}),
 }
-DEFAULT_SUITES = ("fts", "hybrid", "sessions", "sessions-fts", "trigram", "extra-patterns",
-                  "sample")
+DEFAULT_SUITES = ("fts", "hybrid", "sessions", "sessions-fts", "live-sessions",
+                  "live-sessions-fts", "trigram", "extra-patterns", "sample")
 KEYWORD_SUITES = set(SUITES)
 #: Suites that run on their own workspaces (memory dataset folders) instead of the run's.
 #: A parity workspace named here (``patterns``) is left out of the other suites' default run.
 SUITE_WORKSPACES: dict[str, tuple[str, ...]] = {
     "sample": (str(Path(__file__).resolve().parent.parent / "datasets" / "sample-memory"),),
-    "extra-patterns": ("patterns",)}
+    "extra-patterns": ("patterns",), "live-sessions": ("live",), "live-sessions-fts": ("live",)}
+#: Suites whose transcripts OpenClaw reads from its SQLite session store: the harness imports
+#: ``sessions/<agent>/*.jsonl`` + ``sessions.json`` with ``openclaw doctor --session-sqlite
+#: import`` and gives memlab a copy of the store (``parity/run.py::import_live_sessions``).
+LIVE_SESSION_SUITES = frozenset({"live-sessions", "live-sessions-fts"})
+#: The agent database / session store file (memlab.sessions.store_2026_9.STORE_FILE).
+STORE_FILE = "openclaw-agent.sqlite"
 #: Suites whose workspaces are memory datasets whose wrapper
 #: (:func:`memlab.eval.upgrade.run_profile_2026_9`) is also compared, at this depth.
 WRAPPER_DEPTH = {"sample": 10}
@@ -204,6 +219,35 @@ def indexed_files_issues(workspace: Path, agent: str, rows: Sequence[dict[str, A
         issues.append(f"indexed by OpenClaw only: {sorted(theirs - mine)}")
     if mine - theirs:
         issues.append(f"indexed by memlab only: {sorted(mine - theirs)}")
+    return issues
+
+
+def session_files_issues(workspace: Path, agent: str, rows: Sequence[dict[str, Any]],
+                         max_input_bytes: int | None) -> list[str]:
+    """memlab's session sources (:func:`memlab.profiles.index_2026_9.collect_files`: live
+    sessions from the store copy, then ``.jsonl.reset.<ts>`` archives) against the session
+    chunks OpenClaw indexed: the same paths, and per path the same chunks (lines, hash)."""
+    from memlab.profiles.index_2026_9 import collect_files, file_chunks
+
+    mine: dict[str, list[tuple[int, int, str]]] = {}
+    for f in collect_files(workspace, ["sessions"], [], agent):
+        chunks = file_chunks(f, max_input_bytes) if f.source == "sessions" else []
+        if chunks:
+            mine[f.path] = sorted((c.start_line, c.end_line, c.hash) for c in chunks)
+    theirs: dict[str, list[tuple[int, int, str]]] = {}
+    for r in rows:
+        if r.get("source") == "sessions":
+            theirs.setdefault(r["path"], []).append((r["startLine"], r["endLine"], r["hash"]))
+    issues = []
+    if set(theirs) - set(mine):
+        issues.append(f"indexed by OpenClaw only: {sorted(set(theirs) - set(mine))}")
+    if set(mine) - set(theirs):
+        issues.append(f"indexed by memlab only: {sorted(set(mine) - set(theirs))}")
+    for path in sorted(set(mine) & set(theirs)):
+        if mine[path] != sorted(theirs[path]):
+            only_o = sorted(set(theirs[path]) - set(mine[path]))[:3]
+            only_m = sorted(set(mine[path]) - set(theirs[path]))[:3]
+            issues.append(f"{path}: chunks differ; only OpenClaw {only_o}; only memlab {only_m}")
     return issues
 
 

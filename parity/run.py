@@ -627,15 +627,64 @@ def stage_openclaw_workspaces(workspaces: dict[str, Path], dest: Path) -> dict[s
 
 def install_transcripts(workspaces: dict[str, Path], home: Path) -> int:
     """Copy ``workspace/sessions/<agent>/*`` to ``$HOME/.openclaw/agents/<agent>/sessions/``
-    (mtimes kept); returns the number of files copied."""
+    (mtimes kept); returns the number of files copied. A session store copy left there by
+    :func:`import_live_sessions` (memlab's, :data:`line_2026_9.STORE_FILE`) is not copied."""
     n = 0
+    skip = shutil.ignore_patterns(line_2026_9.STORE_FILE + "*")
     for name, src in workspaces.items():
         folder = src / SESSIONS_DIR / name
         if folder.is_dir():
             target = home / ".openclaw" / "agents" / name / "sessions"
-            shutil.copytree(folder, target, dirs_exist_ok=True)
-            n += sum(1 for p in folder.iterdir() if p.is_file())
+            shutil.copytree(folder, target, dirs_exist_ok=True, ignore=skip)
+            n += sum(1 for p in folder.iterdir()
+                     if p.is_file() and not p.name.startswith(line_2026_9.STORE_FILE))
     return n
+
+
+def import_live_sessions(install: Install, home: Path, now: str,
+                         workspaces: dict[str, Path]) -> list[str]:
+    """2026.9 live sessions written by OpenClaw's own code: ``openclaw doctor --session-sqlite
+    import --session-sqlite-agent <agent> --json`` moves the transcripts and
+    ``sessions.json`` installed by :func:`install_transcripts` into the agent's SQLite session
+    store (``$HOME/.openclaw/agents/<agent>/agent/openclaw-agent.sqlite``); a copy of that
+    store goes to ``workspace/sessions/<agent>/`` for memlab (SQLite's backup API, rollback
+    journal). Returns one note per agent (what the doctor imported)."""
+    notes = []
+    # the real clock: with Date frozen the doctor's maintenance lease never renews ("agent
+    # database maintenance lease ... was lost | state lease heartbeat startup deadline
+    # expired"). What it stamps then (transcript_updated_at) is a revision only; a session's
+    # mtime is its sessions.json updatedAt.
+    env = openclaw_env(install, home, now)
+    for name, ws in workspaces.items():
+        if not (home / ".openclaw" / "agents" / name / "sessions" / "sessions.json").is_file():
+            continue
+        args = ["doctor", "--session-sqlite", "import", "--session-sqlite-agent", name, "--json"]
+        proc = subprocess.run([str(install.node), str(install.openclaw_entry), *args], env=env,
+                              capture_output=True, text=True, timeout=600, cwd=home)
+        try:
+            report = json.loads(proc.stdout)
+        except ValueError:
+            report = None
+        totals = (report or {}).get("totals") or {}
+        if proc.returncode != 0 or totals.get("issues") != 0 or not totals.get("importedEntries"):
+            issues = [i for t in (report or {}).get("targets", []) for i in t.get("issues", [])]
+            raise SetupError(f"openclaw {' '.join(args)} ({name}) failed (exit "
+                             f"{proc.returncode}): {issues or proc.stderr.strip()[-800:]}")
+        db = home / ".openclaw" / "agents" / name / "agent" / line_2026_9.STORE_FILE
+        copy_to = ws / SESSIONS_DIR / name / line_2026_9.STORE_FILE
+        copy_to.unlink(missing_ok=True)
+        src = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        dst = sqlite3.connect(copy_to)
+        try:
+            src.backup(dst)
+            dst.execute("PRAGMA journal_mode=DELETE")
+        finally:
+            dst.close()
+            src.close()
+        notes.append(f"[{name}] openclaw doctor --session-sqlite import: "
+                     f"{totals['importedEntries']} sessions, "
+                     f"{totals.get('importedTranscriptEvents')} records into {db.name}")
+    return notes
 
 
 def openclaw_env(install: Install, home: Path, now: str) -> dict[str, str]:
@@ -843,6 +892,11 @@ def run_suite(name: str, install: Install | None, workspaces: dict[str, Path],
     (home / ".openclaw" / "openclaw.json").write_text(json.dumps(oc_cfg, indent=2),
                                                      encoding="utf-8")
     install_transcripts(workspaces, home)
+    if line is not LINE_2026_7 and name in line_2026_9.LIVE_SESSION_SUITES:
+        if saved is not None or install is None:
+            raise SetupError(f"{line.prefix}{name} needs OpenClaw itself (its session store is "
+                             "written by `openclaw doctor --session-sqlite import`; not replayed)")
+        result.notes.extend(import_live_sessions(install, home, now, workspaces))
     ml_cfg_path = scratch / f"memlab-{slug}.json"
     ml_cfg_path.write_text(json.dumps(memlab_config(
         line.openclaw_config(ms, workspaces), keyword, scratch / "memlab-embeddings.sqlite"),
@@ -1011,6 +1065,10 @@ def _line_2026_9_checks(result: SuiteResult, batch: dict[str, Any],
         result.line_checks += 1
         for issue in line_2026_9.indexed_files_issues(workspaces[ws], ws, rows, ms, cap):
             result.line_check_failures.append(f"[{ws}] memlab file selection: {issue}")
+        if "sessions" in (ms.get("sources") or []):
+            result.line_checks += 1
+            for issue in line_2026_9.session_files_issues(workspaces[ws], ws, rows, cap):
+                result.line_check_failures.append(f"[{ws}] memlab sessions: {issue}")
 
 
 def report_json(suites: Sequence[SuiteResult], meta: dict[str, Any]) -> dict[str, Any]:
