@@ -77,3 +77,48 @@ def test_status_imports_no_scientific_stack_it_does_not_use(tmp_path):
               "scipy", "pandas")
     argv = ["status", str(SAMPLE_WORKSPACE), "--index", str(tmp_path / "index.sqlite")]
     assert heavy_after(code, unused, argv) == []
+
+
+#: The local provider with its identity intact but vectors from the texts' lengths and no
+#: model (the probe's stand-in for "everything is embedded and the query vector is at hand").
+FAKE_LOCAL = '''
+import numpy as np
+from memlab.embed.local import LocalProvider
+
+def _vectors(self, texts):
+    out = np.full((len(texts), 8), 1e-3, dtype=np.float32)
+    for row, text in enumerate(texts):
+        out[row, len(text) % 8] = 1.0
+    return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+def _no_model(self):
+    raise AssertionError("the model was loaded")
+
+LocalProvider.dims = property(lambda self: 8)
+LocalProvider.embed_documents = LocalProvider.embed_queries = _vectors
+LocalProvider.load = _no_model
+'''
+#: What a search of an index that has everything embedded has no use for (pandas and
+#: scipy.sparse are still loaded: the frames, FTS and keyword modules import them at the top).
+SEARCH_UNUSED = ("sklearn", "scipy.stats", "optuna", "matplotlib", "torch", "transformers",
+                 "sentence_transformers", "numba")
+
+
+@pytest.mark.skipif(not SAMPLE_WORKSPACE.exists(), reason="no sample workspace")
+@pytest.mark.parametrize("verb", ["search", "shell"])
+def test_search_imports_no_scientific_stack_it_does_not_use(tmp_path, monkeypatch, verb):
+    import shutil
+
+    monkeypatch.setenv("MEMLAB_CACHE_DIR", str(tmp_path / "cache"))  # fake vectors stay here
+    ws = tmp_path / "ws"
+    shutil.copytree(SAMPLE_WORKSPACE, ws)
+    index = str(tmp_path / "index.sqlite")
+    run = FAKE_LOCAL + "from memlab.cli.main import main\nassert main() == 0\n"
+    heavy_after(run, (), ["index", str(ws), "--index", index])  # the first index
+    query = "staging database host"
+    if verb == "search":
+        argv = ["search", str(ws), query, "--index", index, "--json"]
+    else:  # the warm mode: two queries in one process
+        argv = ["shell", str(ws), "--index", index, "--json"]
+        run = f"import io\nsys.stdin = io.StringIO({query + chr(10) * 2 + 'billing'!r})\n" + run
+    assert heavy_after(run, SEARCH_UNUSED, argv) == []

@@ -3,6 +3,7 @@
     memlab search WORKSPACE QUERY [--config FILE] [--agent ID] [--max-results N]
                   [--min-score X] [--now ISO] [--json] [--index FILE | --no-index]
                   [--session SESSION] [--visibility self|tree|agent|all] [--sessions-store FILE]
+    memlab shell WORKSPACE [the options of search] < QUERIES   (one query per line)
     memlab index WORKSPACE [--config FILE] [--agent ID] [--force] [--index FILE]
     memlab status WORKSPACE [--config FILE] [--agent ID] [--deep] [--json] [--index FILE]
     memlab demo [DATASET]
@@ -24,33 +25,30 @@ Exit codes: 0 ok, 2 usage/config/workspace error, 3 embedding provider unavailab
 from __future__ import annotations
 
 import argparse
-import sqlite3
-import sys
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from memlab.cli.demo import add_demo_parser
+from memlab.cli.errors import report_error
 from memlab.cli.eval import add_eval_parser
 from memlab.cli.search import add_search_parsers
+from memlab.cli.shell import add_shell_parser
 from memlab.config import ConfigError
-from memlab.embed.base import ProviderUnavailable
-from memlab.index.errors import IndexLocked, IndexPaused, IndexUnavailable
-from memlab.secrets import scrub
 
 __all__ = ["PROGRESS_VERBS", "SET_VERBS", "build_parser", "main"]
 
 #: Verbs that read a config: ``--set`` applies to it (every system of ``eval``, the base of
 #: ``sweep``, the config file of ``export``).
-SET_VERBS = ("search", "index", "status", "eval", "sweep", "calibrate", "bench-providers",
+SET_VERBS = ("search", "shell", "index", "status", "eval", "sweep", "calibrate", "bench-providers",
              "export")
 #: Verbs that can draw a progress bar (embedding, indexing, sweeps, model loading).
-PROGRESS_VERBS = ("search", "index", "status", "eval", "sweep", "calibrate", "bench-providers",
-                  "demo", "serve-embeddings")
+PROGRESS_VERBS = ("search", "shell", "index", "status", "eval", "sweep", "calibrate",
+                  "bench-providers", "demo", "serve-embeddings")
 #: Verbs whose ``--config`` is also read raw (the 2026.9 profile, the agent's workspace): the
 #: overridden tree replaces it instead of being applied inside ``load_config``.
-_RAW_CONFIG_VERBS = ("search", "index", "status")
+_RAW_CONFIG_VERBS = ("search", "shell", "index", "status")
 
 
 class _Version(argparse.Action):
@@ -108,6 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_Version, help="print memlab's version and exit")
     sub = parser.add_subparsers(dest="command", required=True)
     add_search_parsers(sub)
+    add_shell_parser(sub)
     add_eval_parser(sub)
     add_demo_parser(sub)
     from memlab.cli.export import add_export_parser
@@ -181,11 +180,6 @@ def _shared_options(args: argparse.Namespace) -> Iterator[None]:
         yield
 
 
-def _say(text: str) -> None:
-    """An error line on stderr, scrubbed of every registered secret (memlab.secrets)."""
-    print(scrub(text), file=sys.stderr)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -193,30 +187,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with _shared_options(args):
             return args.func(args)
-    except ConfigError as exc:
-        if getattr(args, "set", None):
-            from memlab.config.overrides import explain_error
-
-            exc = explain_error(exc, args.set)  # noqa: PLW2901 - the same error, with hints
-        _say(f"memlab: config error: {exc}")
-        return 2
-    except ProviderUnavailable as exc:
-        _say(f"memlab: embedding provider unavailable: {exc}")
-        return 3
-    except IndexPaused as exc:
-        _say(f"memlab: {exc}")
-        return 4
-    except IndexLocked as exc:
-        _say(f"memlab: error: {exc}")
-        return 5
-    except IndexUnavailable as exc:
-        _say(f"memlab: error: {exc}")
-        return 2
-    except (OSError, ValueError, NotImplementedError) as exc:  # missing/unreadable paths too
-        _say(f"memlab: error: {exc}")
-        return 2
-    except sqlite3.DatabaseError as exc:  # disk full, I/O errors, damage found mid-query
-        hint = "free some disk space and run the command again" if "full" in str(exc) else \
-            "if the index file is damaged, rebuild it with `memlab index --force`"
-        _say(f"memlab: error: SQLite: {exc}; {hint}")
-        return 2
+    except Exception as exc:  # noqa: BLE001 - report_error decides; the rest is re-raised
+        code = report_error(exc, getattr(args, "set", None))
+        if code is None:
+            raise
+        return code

@@ -14,10 +14,26 @@ from memlab.cli.profile_2026_9 import add_profile_argument, add_projects_argumen
 from memlab.config import ConfigError, MemlabConfig, default_agent_id, load_config
 from memlab.embed.base import ProviderUnavailable
 
-__all__ = ["add_search_parsers", "agent_config"]
+__all__ = ["add_search_options", "add_search_parsers", "agent_config", "run_search"]
 
 
-def _search(args: argparse.Namespace) -> int:
+def run_search(args: argparse.Namespace) -> int:
+    """``memlab search`` of ``args.query`` with the options in ``args`` (see
+    :func:`add_search_options`): prints the results (text or ``--json``) and returns the exit
+    code; ``memlab shell`` runs it once per query.
+
+    >>> import contextlib, io
+    >>> from memlab.cli.main import build_parser
+    >>> args = build_parser().parse_args(["search", "datasets/sample-memory/workspace",
+    ...                                   "staging database host", "--no-index", "--json"])
+    >>> args.config = {"memorySearch": {"provider": "none"}}
+    >>> with contextlib.redirect_stdout(io.StringIO()) as out:
+    ...     code = run_search(args)
+    >>> code
+    0
+    >>> '"memory/2026-08-06.md' in out.getvalue()
+    True
+    """
     if (code := dispatch("search", args)) is not None:  # --profile 2026.9
         return code
     try:
@@ -222,32 +238,8 @@ def add_search_parsers(sub: Any) -> None:
     p = sub.add_parser("search", help="search a memory workspace like `openclaw memory search`")
     p.add_argument("workspace", help="agent workspace folder (holds MEMORY.md and memory/)")
     p.add_argument("query", help="the search query")
-    p.add_argument("--config", help="OpenClaw config (JSON5): a whole config, "
-                   "{memorySearch: ...} or a bare memorySearch object")
-    p.add_argument("--agent", metavar="ID", help="the agent (as in `openclaw memory ... "
-                   "--agent`): its agents.list[] memorySearch applies and its transcripts "
-                   "(WORKSPACE/sessions/ID/) are searched; default: the agents.list entry "
-                   "whose workspace is WORKSPACE, else the default agent, else main")
-    p.add_argument("--max-results", type=int, help="override query.maxResults")
-    p.add_argument("--min-score", type=float, help="override query.minScore")
-    p.add_argument("--now", help="reference time for temporal decay (ISO-8601; default: now)")
-    p.add_argument("--json", action="store_true", help="print JSON like `--json` in OpenClaw")
-    where = p.add_mutually_exclusive_group()
-    where.add_argument("--index", metavar="FILE", help="index file (default: memlab.indexPath, "
-                       "else $MEMLAB_CACHE_DIR/index/<hash of the workspace path>.sqlite)")
-    where.add_argument("--no-index", action="store_true", help="search in memory, without "
-                       "the persistent index")
-    p.add_argument("--session", metavar="SESSION", help="the current session (a session key "
-                   "such as agent:main:main, or a session id): session-transcript hits it may "
-                   "not see are dropped, as OpenClaw's memory_search tool does (default: no "
-                   "requester, every transcript searchable, like `openclaw memory search`)")
-    p.add_argument("--visibility", choices=["self", "tree", "agent", "all"],
-                   help="tools.sessions.visibility for --session (default: tree)")
-    p.add_argument("--sessions-store", metavar="FILE", help="the session tree: a sessions.json "
-                   "(default: WORKSPACE/sessions/<agent>/sessions.json)")
-    add_profile_argument(p)
-    add_projects_argument(p)
-    p.set_defaults(func=_search)
+    add_search_options(p)
+    p.set_defaults(func=run_search)
 
     i = _index_parser(sub, "index", "index a workspace like `openclaw memory index` "
                       "(incremental; --force rebuilds)")
@@ -277,3 +269,33 @@ def _finish_index_parser(p: argparse.ArgumentParser, func: Any) -> None:
     p.add_argument("--index", metavar="FILE", help="index file (see `memlab search --help`)")
     add_profile_argument(p)
     p.set_defaults(func=func)
+
+
+def add_search_options(p: argparse.ArgumentParser) -> None:
+    """The options of ``memlab search`` after WORKSPACE and QUERY (``memlab shell`` takes the
+    same ones)."""
+    p.add_argument("--config", help="OpenClaw config (JSON5): a whole config, "
+                   "{memorySearch: ...} or a bare memorySearch object")
+    p.add_argument("--agent", metavar="ID", help="the agent (as in `openclaw memory ... "
+                   "--agent`): its agents.list[] memorySearch applies and its transcripts "
+                   "(WORKSPACE/sessions/ID/) are searched; default: the agents.list entry "
+                   "whose workspace is WORKSPACE, else the default agent, else main")
+    p.add_argument("--max-results", type=int, help="override query.maxResults")
+    p.add_argument("--min-score", type=float, help="override query.minScore")
+    p.add_argument("--now", help="reference time for temporal decay (ISO-8601; default: now)")
+    p.add_argument("--json", action="store_true", help="print JSON like `--json` in OpenClaw")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--index", metavar="FILE", help="index file (default: memlab.indexPath, "
+                       "else $MEMLAB_CACHE_DIR/index/<hash of the workspace path>.sqlite)")
+    where.add_argument("--no-index", action="store_true", help="search in memory, without "
+                       "the persistent index")
+    p.add_argument("--session", metavar="SESSION", help="the current session (a session key "
+                   "such as agent:main:main, or a session id): session-transcript hits it may "
+                   "not see are dropped, as OpenClaw's memory_search tool does (default: no "
+                   "requester, every transcript searchable, like `openclaw memory search`)")
+    p.add_argument("--visibility", choices=["self", "tree", "agent", "all"],
+                   help="tools.sessions.visibility for --session (default: tree)")
+    p.add_argument("--sessions-store", metavar="FILE", help="the session tree: a sessions.json "
+                   "(default: WORKSPACE/sessions/<agent>/sessions.json)")
+    add_profile_argument(p)
+    add_projects_argument(p)

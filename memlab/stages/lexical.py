@@ -59,12 +59,9 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
-import scipy.sparse as sp
-from sklearn.feature_extraction.text import TfidfTransformer
 
 from memlab.bm25.index import bm25_weights, count_texts
 from memlab.bm25.score import BACKENDS, Postings, QueryTerms, query_terms, rank
@@ -76,6 +73,10 @@ from memlab.text.counts import count_matrix
 from memlab.text.keywords import FTS_TOKENIZERS, fallback_terms
 from memlab.text.openclaw_keywords import OpenClawDocs, openclaw_boosted_score
 from memlab.text.tokenize import Tokenizer
+
+if TYPE_CHECKING:  # annotations only; scipy.sparse and scikit-learn load where they are used
+    import pandas as pd
+    import scipy.sparse as sp
 
 __all__ = ["BM25", "MATCH_MODES", "TfIdf", "VARIANTS", "bm25_rank_to_score",
            "merge_keyword_hits", "openclaw_boosted_score"]
@@ -467,11 +468,15 @@ class BM25(_LexicalStage):
     @property
     def doc_term_counts_(self) -> sp.csr_matrix:
         """Docs × terms counts (float64 CSR), built from ``counts_`` on each read."""
+        import scipy.sparse as sp
+
         return sp.csr_matrix(self.counts_.matrix().T)
 
     @property
     def term_doc_presence_(self) -> sp.csr_matrix:
         """Terms × docs ones where a term occurs (CSR), built from ``counts_`` on each read."""
+        import scipy.sparse as sp
+
         return sp.csr_matrix((np.ones(self.counts_.nnz), self.counts_.docs,
                               self.counts_.indptr), shape=self.term_doc_weights_.shape)
 
@@ -534,6 +539,9 @@ class TfIdf(_LexicalStage):
         return (self.norm, bool(self.use_idf), bool(self.smooth_idf), bool(self.sublinear_tf))
 
     def _build_weights(self) -> None:
+        import scipy.sparse as sp  # here, not at the top: only TF-IDF needs scikit-learn
+        from sklearn.feature_extraction.text import TfidfTransformer
+
         counts = self.doc_term_counts_
         transformer = TfidfTransformer(norm=self.norm, use_idf=self.use_idf,
                                        smooth_idf=self.smooth_idf,
@@ -550,6 +558,8 @@ class TfIdf(_LexicalStage):
         zeros = np.zeros(q_counts.shape[0])
         if self.transformer_ is None:
             return q_counts, zeros
+        import scipy.sparse as sp
+
         return sp.csr_matrix(self.transformer_.transform(q_counts)), zeros
 
     def _text_scores(self, scores: np.ndarray) -> np.ndarray:
