@@ -15,6 +15,7 @@ batches of at most 400 hashes; each write is one transaction.
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 import threading
 import time
@@ -34,6 +35,10 @@ from memlab.embed.base import (
 
 #: Hashes per ``SELECT ... IN (...)`` lookup (OpenClaw uses 400).
 LOOKUP_BATCH = 400
+#: Hashes looked up per step of one :class:`CachedEmbedder` call (a multiple of
+#: :data:`LOOKUP_BATCH`): bounds the per-vector Python objects alive at once, whatever the
+#: number of texts.
+STEP = 41 * LOOKUP_BATCH
 TABLE = "memory_embedding_cache"
 
 _SCHEMA = f"""
@@ -106,17 +111,24 @@ class EmbeddingCache:
                  items: Mapping[str, np.ndarray] | Iterable[tuple[str, np.ndarray]]) -> int:
         """Upsert ``{hash: vector}`` (or ``(hash, vector)`` pairs) in one transaction.
 
-        Returns the number of rows written.
+        Returns the number of rows written. Rows are streamed to SQLite (no list of all the
+        blobs is built first).
         """
         pid, model, pkey = _key_of(provider)
-        pairs = items.items() if isinstance(items, Mapping) else items
+        pairs = iter(items.items() if isinstance(items, Mapping) else items)
         now = int(time.time() * 1000)
-        rows = []
-        for h, vec in pairs:
-            arr = np.ascontiguousarray(np.asarray(vec, dtype=np.float32).reshape(-1))
-            rows.append((pid, model, pkey, str(h), arr.tobytes(), int(arr.shape[0]), now))
-        if not rows:
+        first = next(pairs, None)
+        if first is None:
             return 0
+        written = 0
+
+        def rows() -> Iterable[tuple]:
+            nonlocal written
+            for h, vec in itertools.chain([first], pairs):
+                arr = np.ascontiguousarray(np.asarray(vec, dtype=np.float32).reshape(-1))
+                written += 1
+                yield (pid, model, pkey, str(h), arr.tobytes(), int(arr.shape[0]), now)
+
         with self._lock:
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
@@ -126,13 +138,13 @@ class EmbeddingCache:
                     "ON CONFLICT (provider, model, provider_key, hash) DO UPDATE SET "
                     "embedding = excluded.embedding, dims = excluded.dims, "
                     "updated_at = excluded.updated_at",
-                    rows,
+                    rows(),
                 )
                 self._conn.execute("COMMIT")
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
-        return len(rows)
+        return written
 
     def prune(self, max_entries: int) -> int:
         """Keep the ``max_entries`` most recently written rows (OpenClaw's ``cache.maxEntries``).
@@ -245,38 +257,56 @@ class CachedEmbedder(EmbeddingProvider):
     # -- embedding -----------------------------------------------------------------------
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         texts = [str(t) for t in texts]
-        vectors = self._through_cache([text_hash(t) for t in texts], texts,
-                                      self.provider.embed_documents)
-        dims = {v.shape[0] for v in vectors}
-        if len(dims) > 1:
-            raise ValueError(f"cached embeddings for {self.id!r}/{self.model!r} have mixed "
-                             f"dimensions {sorted(dims)}; clear the cache")
-        return self._stack(vectors)
+        return self._through_cache([text_hash(t) for t in texts], texts,
+                                   self.provider.embed_documents)
 
-    def _through_cache(self, hashes: list[str], payloads: list[Any],
-                       embed: Callable[[list[Any]], np.ndarray]) -> list[np.ndarray]:
-        """One vector per hash: from the cache, else ``embed`` of the payloads of the
-        missing hashes (each distinct hash once), stored back in the cache."""
-        vectors = self.cache.get_many(self.provider, hashes)
-        self.cache_hits += sum(1 for h in hashes if h in vectors)
+    def _mixed(self, dims: set[int]) -> ValueError:
+        return ValueError(f"cached embeddings for {self.id!r}/{self.model!r} have mixed "
+                          f"dimensions {sorted(dims)}; clear the cache")
+
+    def _through_cache(self, hashes: list[str], payloads: Sequence[Any],
+                       embed: Callable[[list[Any]], np.ndarray]) -> np.ndarray:
+        """``(n, dims)`` float32, one row per hash: from the cache, else ``embed`` of the
+        payloads of the missing hashes (each distinct hash once, in one call), stored back in
+        the cache. Looked up :data:`STEP` hashes at a time, straight into the output array
+        (no per-vector list of all the vectors)."""
+        n = len(hashes)
+        if not n:
+            return np.zeros((0, self.dims), dtype=np.float32)
+        out: np.ndarray | None = None
         missing: dict[str, Any] = {}
-        for h, payload in zip(hashes, payloads, strict=True):
-            if h not in vectors and h not in missing:
-                missing[h] = payload
+        miss_pos: list[int] = []
+        for lo in range(0, n, STEP):
+            block = hashes[lo:lo + STEP]
+            found = self.cache.get_many(self.provider, block)
+            for i, h in enumerate(block, lo):
+                vec = found.get(h)
+                if vec is None:
+                    miss_pos.append(i)
+                    if h not in missing:
+                        missing[h] = payloads[i]
+                    continue
+                self.cache_hits += 1
+                if out is None:
+                    out = np.empty((n, vec.shape[0]), dtype=np.float32)
+                elif vec.shape[0] != out.shape[1]:
+                    raise self._mixed({vec.shape[0], out.shape[1]})
+                out[i] = vec
+            del found
         if missing:
             fresh = check_vectors(embed(list(missing.values())), len(missing), None,
                                   f"provider {self.id!r}")
             self.calls += 1
             self.texts_embedded += len(missing)
-            new = dict(zip(missing.keys(), fresh, strict=True))
-            self.cache.put_many(self.provider, new)
-            vectors.update(new)
-        return [vectors[h] for h in hashes]
-
-    def _stack(self, vectors: list[np.ndarray]) -> np.ndarray:
-        if not vectors:
-            return np.zeros((0, self.dims), dtype=np.float32)
-        return np.stack(vectors).astype(np.float32, copy=False)
+            self.cache.put_many(self.provider, zip(missing.keys(), fresh, strict=True))
+            if out is None:
+                out = np.empty((n, fresh.shape[1]), dtype=np.float32)
+            elif fresh.shape[1] != out.shape[1]:
+                raise self._mixed({fresh.shape[1], out.shape[1]})
+            row = {h: j for j, h in enumerate(missing)}
+            out[miss_pos] = fresh[[row[hashes[i]] for i in miss_pos]]
+        assert out is not None  # n > 0: every row came from the cache or the provider
+        return out
 
     def supports_multimodal(self) -> bool:
         return self.provider.supports_multimodal()
@@ -288,8 +318,7 @@ class CachedEmbedder(EmbeddingProvider):
         items = [as_input(i) for i in inputs]
         if not any(i.structured for i in items):
             return self.embed_documents([i.text for i in items])
-        return self._stack(self._through_cache([i.hash for i in items], items,
-                                               self.provider.embed_inputs))
+        return self._through_cache([i.hash for i in items], items, self.provider.embed_inputs)
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         texts = [str(t) for t in texts]

@@ -25,6 +25,8 @@ from memlab.frames import Query, QueryHits, as_queries, build_hits
 from memlab.pipeline import Stage
 
 _EMPTY = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64))
+#: Rows normalised (and added to FAISS) per step: bounds the float64 temporaries.
+_BLOCK = 65_536
 
 
 def _hits(found: tuple[np.ndarray, np.ndarray]) -> QueryHits:
@@ -33,11 +35,55 @@ def _hits(found: tuple[np.ndarray, np.ndarray]) -> QueryHits:
 
 
 def _unit_rows(vectors: np.ndarray) -> np.ndarray:
-    """L2-normalise rows in float32; all-zero rows stay zero."""
+    """L2-normalise rows in float32; all-zero rows stay zero (norms and quotients in
+    float64, row by row, so the result does not depend on how rows are blocked)."""
     norms = np.linalg.norm(vectors.astype(np.float64), axis=1, keepdims=True)
     out = np.divide(vectors, norms, out=np.zeros_like(vectors, dtype=np.float64),
                     where=norms > 0)
     return np.ascontiguousarray(out, dtype=np.float32)
+
+
+class _Owned:
+    """Holds FAISS indexes while a numpy view of their memory lives (the view's ``base``)."""
+
+    def __init__(self, owners: tuple, view: np.ndarray):
+        self.owners = owners
+        self.__array_interface__ = view.__array_interface__
+
+
+def _flat_view(flat: Any, owner: Any = None) -> np.ndarray:
+    """Read-only ``(ntotal, d)`` float32 view of a FAISS ``IndexFlat``'s own storage (no
+    copy); the view keeps ``flat`` and ``owner`` (the index that owns ``flat``) alive."""
+    import faiss
+
+    n, d = int(flat.ntotal), int(flat.d)
+    if n == 0:
+        return np.zeros((0, d), dtype=np.float32)
+    raw = faiss.rev_swig_ptr(flat.get_xb(), n * d).reshape(n, d)
+    view = np.asarray(_Owned((flat, owner), raw))
+    view.flags.writeable = False
+    return view
+
+
+def _exact_flat(index: Any) -> Any:
+    """The ``IndexFlat`` inside ``index`` that holds every vector exactly in docno order (the
+    index itself, or an HNSW index's flat storage), else ``None``."""
+    import faiss
+
+    index = faiss.downcast_index(index)
+    if isinstance(index, faiss.IndexFlat):
+        return index
+    if isinstance(index, faiss.IndexHNSWFlat):
+        return faiss.downcast_index(index.storage)
+    return None
+
+
+def _exact_ivf(index: Any) -> bool:
+    """An ``IndexIVFFlat`` (exact vectors in its lists): the vectors can be reconstructed
+    bit for bit by docno once it has a direct map."""
+    import faiss
+
+    return isinstance(faiss.downcast_index(index), faiss.IndexIVFFlat)
 
 
 def _same_key(old: tuple | None, new: tuple) -> bool:
@@ -82,8 +128,15 @@ class VectorSearch(Stage):
     zero get no hits.
 
     Fitted attributes (built lazily, on the first :meth:`transform`, or by :meth:`fit`):
-    ``embedder_`` (the caching embedder used), ``doc_vectors_`` (float32 ``(n, dims)``, the
-    vectors as indexed) and ``index_`` (the FAISS index).
+    ``embedder_`` (the caching embedder used), ``index_`` (the FAISS index),
+    ``vectors_shape_`` (``(n, dims)``) and ``doc_vectors_`` (float32 ``(n, dims)``, the
+    vectors as indexed).
+
+    Memory: the vectors are held once, by FAISS. ``doc_vectors_`` is a read-only view of the
+    FAISS storage (``Flat``, ``HNSW...``), not a copy; an exact ``Flat`` copy is kept next to
+    an approximate index only when that index cannot give the vectors back exactly
+    (``IVF...,Flat`` can: there ``doc_vectors_`` is reconstructed from its lists, a copy made
+    on each access).
     """
 
     def __init__(self, corpus: Corpus, embedder: EmbeddingProvider | str, index: str = "Flat",
@@ -128,14 +181,75 @@ class VectorSearch(Stage):
                 vectors = self.embedder_.embed_documents(texts)
             else:
                 vectors = np.zeros((0, 0), dtype=np.float32)
-            vectors = np.ascontiguousarray(vectors, dtype=np.float32)
-            self.doc_vectors_ = _unit_rows(vectors) if self.normalize else vectors
+            del texts
+            self._set_vectors(vectors)
             state["_vec_key"] = vec_key
             state.pop("_index_key", None)
         index_key = (self.index, self.index_params)
         if state.get("_index_key") != index_key:
-            self.index_ = self._build_index(self.doc_vectors_)
+            self._set_index()
             state["_index_key"] = index_key
+
+    def _set_vectors(self, vectors: np.ndarray) -> None:
+        """Store ``vectors`` (normalised if asked) in an exact FAISS ``IndexFlatIP``, the one
+        copy: added block by block, so no full-size float64 or float32 temporary is made."""
+        import faiss
+
+        vectors = np.asarray(vectors)
+        state = self.__dict__
+        state.pop("index_", None)  # the old vectors go before the new ones are stored
+        state.pop("_flat", None)
+        self.vectors_shape_ = (int(vectors.shape[0]), int(vectors.shape[1]))
+        n, dims = self.vectors_shape_
+        if n == 0:
+            state["_flat"] = None
+            return
+        flat = faiss.IndexFlatIP(dims)
+        for lo in range(0, n, _BLOCK):
+            block = np.ascontiguousarray(vectors[lo:lo + _BLOCK], dtype=np.float32)
+            flat.add(_unit_rows(block) if self.normalize else block)
+        state["_flat"] = flat
+
+    def _stored_vectors(self) -> np.ndarray:
+        """The vectors as indexed (a view of FAISS memory where possible, see the class)."""
+        state = self.__dict__
+        flat = state.get("_flat")
+        if flat is not None:
+            return _flat_view(flat)
+        index = state.get("index_")
+        if index is None:
+            return np.zeros(self.vectors_shape_, dtype=np.float32)
+        exact = _exact_flat(index)
+        if exact is not None:
+            return _flat_view(exact, index)
+        return index.reconstruct_n(0, int(index.ntotal))  # IVF...,Flat: see _set_index
+
+    @property
+    def doc_vectors_(self) -> np.ndarray:
+        """Float32 ``(n, dims)``: the document vectors as indexed (read-only)."""
+        if "vectors_shape_" not in self.__dict__:
+            raise AttributeError("doc_vectors_: the stage is not built yet (call fit)")
+        return self._stored_vectors()
+
+    def _set_index(self) -> None:
+        """Build ``index_`` from the stored vectors; keep the exact ``Flat`` copy only when
+        the new index cannot give the vectors back bit for bit."""
+        state = self.__dict__
+        vectors = self._stored_vectors()
+        if str(self.index) == "Flat" and state.get("_flat") is not None and (
+                not self.index_params):
+            self.index_ = state["_flat"]  # the exact store is the index: no second copy
+            return
+        state.pop("index_", None)
+        index = self._build_index(vectors)
+        del vectors
+        if index is not None and (_exact_flat(index) is not None or _exact_ivf(index)):
+            if _exact_ivf(index):
+                import faiss
+
+                faiss.extract_index_ivf(index).make_direct_map()  # docno -> list entry
+            state["_flat"] = None  # the index holds the vectors exactly: drop the copy
+        self.index_ = index
 
     def _build_index(self, vectors: np.ndarray) -> Any:
         import faiss
@@ -166,18 +280,34 @@ class VectorSearch(Stage):
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(super().__getstate__())
-        state.pop("index_", None)  # FAISS indexes don't pickle; rebuilt lazily from vectors
+        # FAISS indexes don't pickle: the vectors go as an array, the index is rebuilt lazily
+        if "vectors_shape_" in state:
+            state["_pickled_vectors"] = np.array(self._stored_vectors())
+        state.pop("index_", None)
+        state.pop("_flat", None)
         state.pop("_index_key", None)
         return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        vectors = state.pop("_pickled_vectors", None)
+        super().__setstate__(state)
+        if vectors is not None:  # stored as they were indexed (already normalised)
+            import faiss
+
+            flat = None
+            if len(vectors):
+                flat = faiss.IndexFlatIP(int(vectors.shape[1]))
+                flat.add(np.ascontiguousarray(vectors, dtype=np.float32))
+            self.__dict__["_flat"] = flat
 
     # -- queries -------------------------------------------------------------------------
     def _query_vectors(self, queries: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
         """``(vectors, searchable)``: one row per query (zeros when not searchable)."""
         texts = [str(q).strip() for q in queries["query"]]
-        dims = self.doc_vectors_.shape[1]
+        n, dims = self.vectors_shape_
         out = np.zeros((len(texts), dims), dtype=np.float32)
         nonempty = np.array([bool(t) for t in texts], dtype=bool)
-        if not nonempty.any() or len(self.doc_vectors_) == 0:
+        if not nonempty.any() or n == 0:
             return out, np.zeros(len(texts), dtype=bool)
         unique = list(dict.fromkeys(t for t in texts if t))
         vecs = self.embedder_.embed_queries(unique)  # one batch for all queries
@@ -195,7 +325,7 @@ class VectorSearch(Stage):
 
     def _search(self, vectors: np.ndarray, k: int) -> list[tuple[np.ndarray, np.ndarray]]:
         """Top-``k`` per row, ties broken by lower docno (also at the cut-off)."""
-        n = len(self.doc_vectors_)
+        n = self.vectors_shape_[0]
         results: list[tuple[np.ndarray, np.ndarray]] = []
         kk = min(n, k + 1)
         scores, labels = self.index_.search(vectors, kk)
@@ -221,12 +351,11 @@ class VectorSearch(Stage):
         if depth < 1:
             raise ValueError(f"depth must be >= 1, got {depth!r}")
         self._ensure_built()
-        n = len(self.doc_vectors_)
+        n, dims = self.vectors_shape_
         text = str(query.text).strip()
         if not n or not text:
             return _hits(_EMPTY)
         vec = self.embedder_.embed_queries([text])
-        dims = self.doc_vectors_.shape[1]
         if vec.ndim != 2 or vec.shape[1] != dims:
             raise ValueError(f"query vectors have shape {vec.shape} but the corpus vectors "
                              f"have {dims} dims")
@@ -244,7 +373,7 @@ class VectorSearch(Stage):
             raise ValueError(f"depth must be >= 1, got {self.depth!r}")
         self._ensure_built()
         per_query = [_EMPTY] * len(queries)
-        n = len(self.doc_vectors_)
+        n = self.vectors_shape_[0]
         if n and len(queries):
             vectors, searchable = self._query_vectors(queries)
             rows = np.flatnonzero(searchable)
@@ -263,7 +392,7 @@ class VectorSearch(Stage):
         """
         queries = as_queries(queries)
         self._ensure_built()
-        n = len(self.doc_vectors_)
+        n = self.vectors_shape_[0]
         if n == 0 or len(queries) == 0:
             return np.zeros((len(queries), n), dtype=np.float32)
         vectors, searchable = self._query_vectors(queries)
