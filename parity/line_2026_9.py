@@ -261,6 +261,28 @@ def save_outputs(folder: Path, suite: str, record: dict[str, Any]) -> Path:
     return path
 
 
+def _store_name(suite: str, workspace: str) -> str:
+    return f"{suite.replace('+', '-')}.{workspace}.{STORE_FILE}.gz"
+
+
+def save_store(folder: Path, suite: str, workspace: str, store: Path) -> Path:
+    """Keep the session store copy of a :data:`LIVE_SESSION_SUITES` suite next to its
+    outputs (gzip), so ``--openclaw-from`` can give memlab the same store."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / _store_name(suite, workspace)
+    with gzip.GzipFile(path, "wb", mtime=0) as fh:
+        fh.write(store.read_bytes())
+    return path
+
+
+def load_store(folder: Path, suite: str, workspace: str, store: Path) -> None:
+    """Write the session store saved by :func:`save_store` to ``store``."""
+    with gzip.open(folder / _store_name(suite, workspace), "rb") as fh:
+        data = fh.read()
+    store.parent.mkdir(parents=True, exist_ok=True)
+    store.write_bytes(data)
+
+
 def load_outputs(folder: Path, suite: str) -> dict[str, Any]:
     """A suite saved by :func:`save_outputs`."""
     path = folder / f"{suite.replace('+', '-')}.json.gz"

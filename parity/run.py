@@ -893,10 +893,19 @@ def run_suite(name: str, install: Install | None, workspaces: dict[str, Path],
                                                      encoding="utf-8")
     install_transcripts(workspaces, home)
     if line is not LINE_2026_7 and name in line_2026_9.LIVE_SESSION_SUITES:
-        if saved is not None or install is None:
-            raise SetupError(f"{line.prefix}{name} needs OpenClaw itself (its session store is "
-                             "written by `openclaw doctor --session-sqlite import`; not replayed)")
-        result.notes.extend(import_live_sessions(install, home, now, workspaces))
+        for ws, path in workspaces.items():  # memlab's store copy: imported now, or saved
+            store = path / SESSIONS_DIR / ws / line_2026_9.STORE_FILE
+            if saved is not None:
+                line_2026_9.load_store(Path(saved["from"]), name, ws, store)
+                result.notes.append(f"[{ws}] session store replayed from {saved['from']}")
+        if saved is None:
+            assert install is not None
+            result.notes.extend(import_live_sessions(install, home, now, workspaces))
+            if save_dir is not None:
+                for ws, path in workspaces.items():
+                    store = path / SESSIONS_DIR / ws / line_2026_9.STORE_FILE
+                    if store.is_file():
+                        line_2026_9.save_store(save_dir, name, ws, store)
     ml_cfg_path = scratch / f"memlab-{slug}.json"
     ml_cfg_path.write_text(json.dumps(memlab_config(
         line.openclaw_config(ms, workspaces), keyword, scratch / "memlab-embeddings.sqlite"),
