@@ -7,8 +7,10 @@ fused multiply-add without ``fastmath``), and the query's constant is added last
 cheaper than numpy: one pass per query over its postings (scores, hit counts and the list of
 touched documents together), no O(documents) allocation or zeroing per query (the
 per-document scratch arrays are kept between calls and only touched entries are reset), no
-scan of every document when a query's postings are few, a heap of the top ``depth`` among
-the touched documents, and all queries of a batch in one call. Ties: score descending, then
+scan of every document when a query's postings are few, the top ``depth`` kept in a buffer
+of about twice that size that is cut back to the best ``depth`` when full (no per-hit heap
+sift; after a cut a hit is buffered only if it beats the worst kept), and all queries of a
+batch in one call. Ties: score descending, then
 docno ascending, as numpy.
 
 Compiled on first use (about a second, then cached on disk next to this file by numba).
@@ -34,50 +36,164 @@ __all__ = ["rank_numba"]
 
 
 @njit(cache=True, nogil=True)
-def _before(s_a: float, d_a: int, s_b: float, d_b: int) -> bool:
+def _before(s_a, d_a, s_b, d_b):
     """Does (score a, doc a) rank before (score b, doc b)?"""
     return s_a > s_b or (s_a == s_b and d_a < d_b)
 
 
 @njit(cache=True, nogil=True)
-def _sift_down(hs, hd, i, n):
-    # min-heap on rank order: the root is the worst of the kept hits
-    while True:
-        left = 2 * i + 1
-        if left >= n:
-            return
-        worst = left
-        right = left + 1
-        if right < n and _before(hs[left], hd[left], hs[right], hd[right]):
-            worst = right
-        if _before(hs[worst], hd[worst], hs[i], hd[i]):
-            return
-        hs[i], hs[worst] = hs[worst], hs[i]
-        hd[i], hd[worst] = hd[worst], hd[i]
-        i = worst
+def _kth_largest(vals, n, k):
+    """The ``k``-th largest of ``vals[:n]`` (1 <= k <= n), reordering ``vals`` (Hoare's
+    quickselect, median-of-three pivot; written out because numba's ``np.partition`` copies
+    and checks for NaN, several times slower on these few hundred values)."""
+    target = n - k  # its position in ascending order
+    lo = 0
+    hi = n - 1
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        a, b, c = vals[lo], vals[mid], vals[hi]
+        if a > b:
+            a, b = b, a
+        pivot = b if b < c else (a if a > c else c)  # the median of a <= b and c
+        i, j = lo, hi
+        while i <= j:
+            while vals[i] < pivot:
+                i += 1
+            while vals[j] > pivot:
+                j -= 1
+            if i <= j:
+                vals[i], vals[j] = vals[j], vals[i]
+                i += 1
+                j -= 1
+        if target <= j:
+            hi = j
+        elif target >= i:
+            lo = i
+        else:
+            return vals[target]
+    return vals[target]
 
 
 @njit(cache=True, nogil=True)
-def _push(heap_s, heap_d, n_kept, limit, s, d):
-    """Offer (s, d) to the heap of the best ``limit`` hits; returns the new size."""
-    if n_kept < limit:
-        j = n_kept
-        heap_s[j] = s
-        heap_d[j] = d
-        while j > 0:
-            parent = (j - 1) // 2
-            if _before(heap_s[parent], heap_d[parent], heap_s[j], heap_d[j]):
-                heap_s[parent], heap_s[j] = heap_s[j], heap_s[parent]
-                heap_d[parent], heap_d[j] = heap_d[j], heap_d[parent]
-                j = parent
+def _compact(buf_s, buf_d, n, k, tmp):
+    """Keep, in place and in their order, the best ``k`` of the ``n`` buffered hits (score
+    descending, then docno ascending); returns (k, worst kept score, worst kept docno).
+    ``tmp`` is scratch of at least ``n`` floats."""
+    tmp[:n] = buf_s[:n]
+    f = _kth_largest(tmp, n, k)
+    n_gt = 0
+    n_eq = 0
+    d_f = -1
+    for i in range(n):
+        s = buf_s[i]
+        if s > f:
+            n_gt += 1
+        elif s == f:
+            n_eq += 1
+            if buf_d[i] > d_f:
+                d_f = buf_d[i]
+    need = k - n_gt  # >= 1 of the hits tied at f: those of the lowest docnos
+    if need < n_eq:
+        ties = np.empty(n_eq, dtype=np.int64)
+        j = 0
+        for i in range(n):
+            if buf_s[i] == f:
+                ties[j] = buf_d[i]
+                j += 1
+        ties.sort()
+        d_f = ties[need - 1]
+    j = 0
+    for i in range(n):
+        s = buf_s[i]
+        if s > f or (s == f and buf_d[i] <= d_f):
+            buf_s[j] = s
+            buf_d[j] = buf_d[i]
+            j += 1
+    return j, f, d_f
+
+
+#: Documents per sampled one when the dense path guesses its first floor.
+SAMPLE_STRIDE = 16
+
+
+@njit(cache=True, nogil=True)
+def _guess_floor(acc, n_docs, limit, tmp):
+    """A score that about ``3 * limit`` of ``acc``'s documents beat, from every
+    :data:`SAMPLE_STRIDE`-th one (0.0 when the sample has too few hits to tell); ``tmp``
+    holds at least ``n_docs // SAMPLE_STRIDE + 1`` floats."""
+    rank = (3 * limit) // SAMPLE_STRIDE + 1
+    m = 0
+    for d in range(0, n_docs, SAMPLE_STRIDE):
+        s = acc[d]
+        if s > 0.0:
+            tmp[m] = s
+            m += 1
+    if m < 2 * rank:
+        return 0.0
+    return _kth_largest(tmp, m, rank)
+
+
+@njit(cache=True, nogil=True)
+def _sort_hits(hs, hd, n):
+    """Sort hits ``(hs, hd)[:n]`` in place, best first (score descending, then docno
+    ascending): quicksort on the pair, insertion sort below 16 (no allocation)."""
+    stack = np.empty(128, dtype=np.int64)
+    top = 0
+    stack[0] = 0
+    stack[1] = n - 1
+    top = 2
+    while top > 0:
+        top -= 2
+        lo = stack[top]
+        hi = stack[top + 1]
+        while hi - lo >= 16:
+            mid = (lo + hi) >> 1
+            ps, pd = hs[mid], hd[mid]
+            i, j = lo, hi
+            while i <= j:
+                while _before(hs[i], hd[i], ps, pd):
+                    i += 1
+                while _before(ps, pd, hs[j], hd[j]):
+                    j -= 1
+                if i <= j:
+                    hs[i], hs[j] = hs[j], hs[i]
+                    hd[i], hd[j] = hd[j], hd[i]
+                    i += 1
+                    j -= 1
+            # recurse into the smaller side later (stack depth <= log2 n), loop on the larger
+            if j - lo < hi - i:
+                if i < hi:
+                    stack[top] = i
+                    stack[top + 1] = hi
+                    top += 2
+                hi = j
             else:
-                break
-        return n_kept + 1
-    if _before(s, d, heap_s[0], heap_d[0]):
-        heap_s[0] = s
-        heap_d[0] = d
-        _sift_down(heap_s, heap_d, 0, n_kept)
-    return n_kept
+                if lo < j:
+                    stack[top] = lo
+                    stack[top + 1] = j
+                    top += 2
+                lo = i
+        for a in range(lo + 1, hi + 1):
+            s, d = hs[a], hd[a]
+            b = a - 1
+            while b >= lo and _before(s, d, hs[b], hd[b]):
+                hs[b + 1] = hs[b]
+                hd[b + 1] = hd[b]
+                b -= 1
+            hs[b + 1] = s
+            hd[b + 1] = d
+
+
+@njit(cache=True, nogil=True)
+def _emit(buf_s, buf_d, n, k, tmp, out_s, out_d, base):
+    """The best ``min(n, k)`` buffered hits into ``out_*[base:]``, best first; returns how
+    many."""
+    if n > k:
+        n = _compact(buf_s, buf_d, n, k, tmp)[0]
+    _sort_hits(buf_s, buf_d, n)
+    out_s[base:base + n] = buf_s[:n]
+    out_d[base:base + n] = buf_d[:n]
+    return n
 
 
 @njit(cache=True, nogil=True)
@@ -101,15 +217,27 @@ def _rank_batch(w_ptr, w_idx, w_dat, min_w, p_ptr, p_idx, same_pattern, q_ptr, q
     out_scores = np.empty(bound[n_q], dtype=np.float64)
     out_n = np.zeros(n_q, dtype=np.int64)
     cap = depth if depth >= 0 else n_docs
-    heap_s = np.empty(min(cap, n_docs) + 1, dtype=np.float64)
-    heap_d = np.empty(min(cap, n_docs) + 1, dtype=np.int64)
+    # hits are buffered, not heaped: a buffer of about twice the kept hits, cut back to the
+    # best ``limit`` (:func:`_compact`) whenever it fills; after a cut only hits that beat the
+    # worst kept one are buffered. Cheaper than a heap (no sift per accepted hit).
+    size = min(n_docs, 2 * cap + 64)
+    buf_s = np.empty(size, dtype=np.float64)
+    buf_d = np.empty(size, dtype=np.int64)
+    tmp = np.empty(max(size, n_docs // SAMPLE_STRIDE + 1), dtype=np.float64)
     for row in range(n_q):
         lo_q, hi_q = q_ptr[row], q_ptr[row + 1]
         n_hit_terms = c_ptr[row + 1] - c_ptr[row]
         if lo_q == hi_q or (match_all and n_hit_terms < max(need[row], 1)):
             continue
         limit = bound[row + 1] - bound[row]
-        n_kept = 0
+        if limit == 0:
+            continue
+        n = 0
+        # after the first cut: the worst kept hit (f_s, f_d); a hit is buffered only if it
+        # ranks before it (score descending, then docno ascending)
+        cut = False
+        f_s = 0.0
+        f_d = -1
         c = const[row]
         # positive: every query term's weights are > 0, no constant, match="any" -- then a
         # score > 0 is the hit test (as in the numpy kernel) and no counts are needed
@@ -127,15 +255,27 @@ def _rank_batch(w_ptr, w_idx, w_dat, min_w, p_ptr, p_idx, same_pattern, q_ptr, q
                 for k in range(w_ptr[t], w_ptr[t + 1]):
                     acc[w_idx[k]] += w_dat[k] * qw
             # documents come in ascending order, so a tie with the worst kept hit never
-            # displaces it: a hit enters when its score beats the worst kept (0 until full)
-            floor = 0.0
-            for d in range(n_docs):
-                s = acc[d]
-                acc[d] = 0.0
-                if s > floor:
-                    n_kept = _push(heap_s, heap_d, n_kept, limit, s, d)
-                    if n_kept == limit:
-                        floor = heap_s[0]
+            # ranks before it: a hit is buffered when its score beats ``floor`` (the worst
+            # kept score after a cut). The first floor is a guess, from every
+            # SAMPLE_STRIDE-th document, at which about 3 x limit documents score higher
+            # (so few hits are buffered, each a mispredicted branch); when fewer than
+            # ``limit`` beat it, the pass is redone from 0, so the guess never loses a hit.
+            floor = _guess_floor(acc, n_docs, limit, tmp)
+            while True:
+                n = 0
+                start = floor
+                for d in range(n_docs):
+                    s = acc[d]
+                    if s > floor:
+                        buf_s[n] = s
+                        buf_d[n] = d
+                        n += 1
+                        if n == size and n > limit:
+                            n, floor, f_d = _compact(buf_s, buf_d, n, limit, tmp)
+                if n >= limit or start == 0.0:
+                    break
+                floor = 0.0
+            acc[:] = 0.0
         elif positive:
             # few postings: a document is new while its partial sum is still 0
             m = 0
@@ -151,8 +291,16 @@ def _rank_batch(w_ptr, w_idx, w_dat, min_w, p_ptr, p_idx, same_pattern, q_ptr, q
                     acc[d] = a + w_dat[k] * qw
             for i in range(m):
                 d = touched[i]
-                n_kept = _push(heap_s, heap_d, n_kept, limit, acc[d], d)
+                s = acc[d]
                 acc[d] = 0.0
+                if cut and not (s > f_s or (s == f_s and d < f_d)):
+                    continue
+                buf_s[n] = s
+                buf_d[n] = d
+                n += 1
+                if n == size and n > limit:
+                    n, f_s, f_d = _compact(buf_s, buf_d, n, limit, tmp)
+                    cut = True
         else:
             m = 0
             if same_pattern:
@@ -186,7 +334,14 @@ def _rank_batch(w_ptr, w_idx, w_dat, min_w, p_ptr, p_idx, same_pattern, q_ptr, q
                 d = touched[i]
                 if cnt[d] >= wanted:
                     s = acc[d] + c if add_const else acc[d]
-                    n_kept = _push(heap_s, heap_d, n_kept, limit, s, d)
+                    if cut and not (s > f_s or (s == f_s and d < f_d)):
+                        continue
+                    buf_s[n] = s
+                    buf_d[n] = d
+                    n += 1
+                    if n == size and n > limit:
+                        n, f_s, f_d = _compact(buf_s, buf_d, n, limit, tmp)
+                        cut = True
             # reset only what this query touched
             for i in range(m):
                 d = touched[i]
@@ -197,17 +352,7 @@ def _rank_batch(w_ptr, w_idx, w_dat, min_w, p_ptr, p_idx, same_pattern, q_ptr, q
                     t = q_idx[j]
                     for k in range(w_ptr[t], w_ptr[t + 1]):
                         acc[w_idx[k]] = 0.0
-        # heap sort: pop the worst to the back, best first in the end
-        base = bound[row]
-        n = n_kept
-        while n > 0:
-            out_scores[base + n - 1] = heap_s[0]
-            out_docs[base + n - 1] = heap_d[0]
-            n -= 1
-            heap_s[0] = heap_s[n]
-            heap_d[0] = heap_d[n]
-            _sift_down(heap_s, heap_d, 0, n)
-        out_n[row] = n_kept
+        out_n[row] = _emit(buf_s, buf_d, n, limit, tmp, out_scores, out_docs, bound[row])
     return bound, out_n, out_docs, out_scores
 
 

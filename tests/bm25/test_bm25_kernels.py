@@ -319,3 +319,22 @@ def test_rank_direct_api():
         (d1_all, _), = rank(post, query_terms([["lunch", "nope"]], counts.vocabulary),
                             depth=10, match_all=True, backend=backend)
         assert d1_all.tolist() == []
+
+
+@needs_numba
+@pytest.mark.parametrize("depth", [1, 5, 50, 300, None])
+def test_numba_dense_path_guessed_floor_and_ties_equal_numpy(depth):
+    """The dense path guesses its first floor from every 16th document: here those score
+    highest, so the guess lets fewer than ``depth`` hits through and the pass is redone; the
+    rest come in long runs of equal scores, cut at the top-k boundary by docno."""
+    docs = [("a a a a b " if i % 16 == 0 else "a b ") + "c " * (i % 3) for i in range(4000)]
+    corpus = Corpus.from_texts(docs)
+    queries = ["a", "b", "a b", "a c", "c"]
+    out = {}
+    for backend in ("numpy", "numba"):
+        stage = BM25(corpus, depth=depth, backend=backend)
+        stage._fit()
+        out[backend] = stage._rank(queries)
+    assert_same_hits(out["numba"], out["numpy"])
+    assert_same_hits(out["numpy"], dense_reference(stage, queries, depth))
+    assert len(out["numba"][0][0]) == min(depth or 4000, 4000)
