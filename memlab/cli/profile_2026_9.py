@@ -87,6 +87,10 @@ def sweep_2026_9_command(args: argparse.Namespace, dataset: Any, grid: dict[str,
         print(f"{len(table)} configurations on the 2026.9 profile")
     print(f"({ranker.searches} searches, {ranker.selections} selections); top {args.top} by "
           f"{metric}:")
+    embedded = ranker.embedding_stats()
+    if any(embedded.values()):
+        print(f"(documents of {ranker.groups} indexed workspaces: {embedded['texts_embedded']} "
+              f"embedded, {embedded['cache_hits']} from the embedding cache)")
     print(table.drop(columns=["dataset"]).head(args.top).to_string(index=False))
     if any(is_importance_axis(c) for c in table.columns):
         print("(importance.FILE:LINE: <!-- importance: N --> on that entry; <NA>: the file as "

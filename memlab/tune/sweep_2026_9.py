@@ -196,6 +196,13 @@ class Ranker2026_9:
                     raise SweepError(str(exc)) from None
                 self._entries[key] = (path, line)
 
+    def embedding_stats(self) -> dict[str, int]:
+        """Document texts embedded and found in the embedding cache, over all groups so far
+        (:meth:`memlab.embed.cache.CachedEmbedder.stats`; zeros for keyword-only configs)."""
+        embedders = [e for e in self._embedders.values() if e is not None]
+        return {"texts_embedded": sum(e.texts_embedded for e in embedders),
+                "cache_hits": sum(e.cache_hits for e in embedders)}
+
     def _embedder(self, legs: Mapping[str, Any], config: Mapping[str, Any]) -> Any:
         """The (cached) embedder of the groups with config axes ``legs``."""
         from memlab.embed.cache import CachedEmbedder

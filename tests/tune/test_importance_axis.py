@@ -121,6 +121,8 @@ def test_a_second_importance_group_embeds_nothing(dataset):
     ranker.hits({AXIS: 2, "importance.MEMORY.md:3": 7})
     assert ranker.groups == 3
     assert (counting.texts, counting.query_calls) == (texts, queries)  # all from the cache
+    stats = ranker.embedding_stats()
+    assert stats["texts_embedded"] == texts and stats["cache_hits"] == 2 * texts
 
 
 def test_bad_importance_axes_are_refused_naming_the_key(dataset):
