@@ -51,7 +51,7 @@ from memlab.kernels.keyword import bm25_rank_to_score, merge_keyword_hits
 from memlab.pipeline import Stage
 from memlab.text.js import JS_WHITESPACE
 from memlab.text.keywords import bound_query_terms, fallback_terms
-from memlab.text.openclaw_keywords import openclaw_boosted_scores
+from memlab.text.openclaw_keywords import OpenClawDocs, openclaw_boosted_scores
 from memlab.text.tokenize import openclaw_fts_tokens
 
 __all__ = ["FTS5", "KeywordHits", "bm25_rank_to_score", "build_fts_query", "escape_like_pattern",
@@ -194,6 +194,7 @@ class FTS5(Stage):
         state = dict(super().__getstate__())
         state.pop("_mem_store", None)  # rebuilt on first use
         state.pop("_live_check", None)
+        state.pop("_doc_table_", None)
         return state
 
     def _all_live(self, store: IndexStore) -> bool:
@@ -215,18 +216,33 @@ class FTS5(Stage):
                 self.__dict__["_live_check"] = cached
         return cached[1]
 
+    def _doc_table(self) -> OpenClawDocs | None:
+        """The boost's per-chunk token table of the corpus this leg searches (``None`` over
+        a persistent index, whose texts are read from the FTS rows instead)."""
+        index = self.index
+        if not isinstance(index, Corpus):
+            return None
+        key = (id(index), id(index.chunks), len(index.chunks))
+        table = self.__dict__.get("_doc_table_")
+        if table is None or table.key != key:
+            table = self.__dict__["_doc_table_"] = OpenClawDocs(index, key)
+        return table
+
     # -- one FTS query ---------------------------------------------------------------------
     def _search(self, store: IndexStore, tokenizer: str, query: str, limit: int,
-                with_text: bool = True) -> list[tuple[str, Any, Any, float, float]]:
+                with_text: bool = True, live: bool | None = None
+                ) -> list[tuple[str, Any, Any, float, float]]:
         """``searchKeyword``: rows ``(id, path, text, raw rank, text_score)`` in SQL order.
 
         ``with_text=False`` leaves ``path`` and ``text`` out of the query (``None``): the
         boost is the only reader of either, and the hybrid merge does not use the boost.
+        ``live``: :meth:`_all_live` when the caller checked it already (one query's
+        keyword searches share one check).
         """
         match, substring = plan_keyword_search(query, tokenizer)
         if match is None and not substring:
             return []
-        live = "" if self._all_live(store) else _LIVE
+        live = "" if (self._all_live(store) if live is None else live) else _LIVE
         source_sql, source_params = "", []
         if self.sources is not None:
             srcs = list(dict.fromkeys(self.sources))
@@ -268,14 +284,22 @@ class FTS5(Stage):
                 for (cid, path, text, rank), score in zip(rows, scores, strict=True)]
 
     def _scored(self, store: IndexStore, tokenizer: str, query: str, limit: int,
-                ids: dict[str, int], boost: bool = True
+                ids: dict[str, int], boost: bool = True, live: bool | None = None
                 ) -> list[tuple[int, float, float, float]]:
         """Rows of one search as ``(docno, text_score, boosted, raw rank)`` (boosted NaN
-        when ``boost`` is false)."""
+        when ``boost`` is false). Over a corpus the boost reads the corpus' token table
+        (:class:`~memlab.text.openclaw_keywords.OpenClawDocs`, built once, the same counts
+        as tokenising each hit's text), so the texts are not fetched."""
+        docs = self._doc_table() if boost else None
+        with_text = boost and docs is None
         rows = [(ids.get(cid), path, text, rank, text_score) for cid, path, text, rank,
-                text_score in self._search(store, tokenizer, query, limit, with_text=boost)]
+                text_score in self._search(store, tokenizer, query, limit, with_text, live)]
         rows = [r for r in rows if r[0] is not None]  # None: written after this snapshot
-        if boost:
+        if docs is not None:
+            boosted = docs.boosted(np.zeros(len(rows), dtype=np.int64),
+                                   np.array([r[0] for r in rows], dtype=np.int64), [query],
+                                   np.array([r[4] for r in rows], dtype=np.float64)).tolist()
+        elif boost:
             boosted = openclaw_boosted_scores(query, [r[2] for r in rows], [r[1] for r in rows],
                                               [r[4] for r in rows]).tolist()
         else:
@@ -301,10 +325,13 @@ class FTS5(Stage):
         store, tokenizer = self._store()
         ids = store.ids_to_docnos()
         cleaned = str(query).strip(JS_WHITESPACE)
-        rows = self._scored(store, tokenizer, cleaned, int(depth), ids, boost) if cleaned else []
+        if not cleaned:
+            return KeywordHits(_NO_INTS, _NO_FLOATS, _NO_FLOATS, _NO_FLOATS, False)
+        live = self._all_live(store)
+        rows = self._scored(store, tokenizer, cleaned, int(depth), ids, boost, live)
         is_fallback = False
-        if not rows and cleaned and self.fallback:
-            sets = [self._scored(store, tokenizer, term, int(depth), ids)
+        if not rows and self.fallback:
+            sets = [self._scored(store, tokenizer, term, int(depth), ids, live=live)
                     for term in fallback_terms(cleaned, tokenizer)]
             flat = [r for s in sets for r in s]
             if flat:

@@ -39,10 +39,11 @@ def jaccard_rows(matrix: sp.csr_matrix, rows: np.ndarray) -> np.ndarray:
     rows = np.asarray(rows, dtype=np.int64)
     indptr, indices = matrix.indptr, matrix.indices
     starts, ends = indptr[rows], indptr[rows + 1]
-    sizes = (ends - starts).astype(np.float64)
-    parts = [indices[a:b] for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
+    lens = ends - starts
+    sizes = lens.astype(np.float64)
     n = len(rows)
-    flat = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    # the rows' token ids one after the other (a gather, not a Python loop of slices)
+    flat = indices[np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(lens.sum())]
     inter = np.zeros((n, n))
     if len(flat):
         # only tokens two rows share add to an intersection; the diagonal is the row size
@@ -51,7 +52,7 @@ def jaccard_rows(matrix: sp.csr_matrix, rows: np.ndarray) -> np.ndarray:
         if shared.any():
             keep = shared[inv]
             compact = np.cumsum(shared) - 1
-            row_of = np.repeat(np.arange(n), (ends - starts))
+            row_of = np.repeat(np.arange(n), lens)
             dense = np.zeros((n, int(shared.sum())), dtype=np.float32)
             dense[row_of[keep], compact[inv[keep]]] = 1.0
             inter = (dense @ dense.T).astype(np.float64)
@@ -122,17 +123,16 @@ def mmr_order(scores: np.ndarray, sim: np.ndarray | Callable[[], np.ndarray], la
     stop = keep is not None and limit is not None
     keep_mask = np.broadcast_to(np.asarray(keep, dtype=bool), scores.shape) if stop else None
     found = 0 if single else np.zeros(c, dtype=np.int64)
+    value = gain - penalty_weight * max_sim
     for step in range(n):
-        value = gain - penalty_weight * max_sim
-        value += blocked
-        best = value.max(axis=-1, keepdims=True)
-        tied = value == best
         pick = value.argmax(axis=-1)
+        at = pick if single else (rows, pick)
+        tied = value == (value[at] if single else value[at][:, None])
         if np.count_nonzero(tied) > c:  # a tie: higher score, then earlier in score order
             top = np.where(tied, scores, -np.inf).max(axis=-1, keepdims=True)
             tied &= scores == top
             pick = np.where(tied, pos, np.iinfo(np.int64).max).argmin(axis=-1)
-        at = pick if single else (rows, pick)
+            at = pick if single else (rows, pick)
         picks[..., step] = pick
         if stop:
             found += keep_mask[at]
@@ -140,4 +140,6 @@ def mmr_order(scores: np.ndarray, sim: np.ndarray | Callable[[], np.ndarray], la
                 return picks[..., :step + 1]
         blocked[at] = -np.inf
         np.maximum(max_sim, sim[pick], out=max_sim)
+        value = gain - penalty_weight * max_sim
+        value += blocked
     return picks
