@@ -119,7 +119,12 @@ def run_shell(args: argparse.Namespace, stream: TextIO | None = None) -> int:
 def add_shell_parser(sub: Any) -> None:
     """Add ``memlab shell`` to the CLI's subparsers."""
     p = sub.add_parser("shell", help="run many searches in one process (the embedding model "
-                       "loads once): one query per line of stdin")
+                       "loads once): one query per line of stdin",
+                       description="Read queries from stdin, one per non-blank line, and run "
+                       "each as `memlab search WORKSPACE LINE` with these options runs it "
+                       "(same output), in one process: the embedding model loads once. In a "
+                       "terminal: a memlab> prompt; Ctrl-D ends. Exit code: 0, else the "
+                       "first failed query's.")
     p.add_argument("workspace", help="agent workspace folder (holds MEMORY.md and memory/)")
     add_search_options(p)
     p.set_defaults(func=run_shell, query=None)
