@@ -165,7 +165,9 @@ class MmrConfig(StrictModel):
     lambda_: Unit = Field(0.7, alias="lambda")
 
     def resolved_lambda(self) -> float:
-        return max(0.0, min(1.0, self.lambda_))
+        """``lambda`` as validated (``Unit``: 0..1); the MMR kernel's clamp
+        (:func:`memlab.kernels.mmr.mmr_order`) is the only one."""
+        return float(self.lambda_)
 
 
 class TemporalDecayConfig(StrictModel):

@@ -157,7 +157,7 @@ class SecretRef(StrictModel):
     @field_validator("provider")
     @classmethod
     def _provider_alias(cls, value: str) -> str:
-        if not _PROVIDER_ALIAS.match(value):
+        if not _PROVIDER_ALIAS.fullmatch(value):
             raise PydanticCustomError(
                 "secret_ref", 'secret reference provider must match /^[a-z][a-z0-9_-]{0,63}$/ '
                 '(example: "default")')
@@ -169,11 +169,11 @@ class SecretRef(StrictModel):
             check_env_style_id(self.id, "env")
         if self.source == "file" and not (
                 self.id == "value" or (self.id.startswith("/") and all(
-                    _FILE_SEGMENT.match(s) for s in self.id[1:].split("/")))):
+                    _FILE_SEGMENT.fullmatch(s) for s in self.id[1:].split("/")))):
             raise PydanticCustomError(
                 "secret_ref", "file secret reference id must be an absolute JSON pointer "
                 '(example: "/providers/openai/apiKey") or "value"')
-        if self.source == "exec" and (not _EXEC_ID.match(self.id) or any(
+        if self.source == "exec" and (not _EXEC_ID.fullmatch(self.id) or any(
                 s in (".", "..") for s in self.id.split("/"))):
             raise PydanticCustomError(
                 "secret_ref", "exec secret reference id must match "

@@ -23,3 +23,16 @@ def test_env_style_ids(model, source):
 def test_store_is_a_2026_9_source_only():
     with pytest.raises(ValidationError):
         SecretRef.model_validate({"source": "store", "provider": "default", "id": "KEY"})
+
+
+@pytest.mark.parametrize("ref,message", [
+    ({"source": "env", "provider": "default\n", "id": "KEY"}, "provider must match"),
+    ({"source": "exec", "provider": "default", "id": "vault/key\n"}, "exec secret reference id"),
+])
+def test_provider_alias_and_exec_id_are_whole_string(ref, message):
+    """A trailing newline is not accepted (Python's ``$`` would match before it; JavaScript's
+    ``/^...$/`` does not)."""
+    ok = dict(ref, provider="default", id=ref["id"].rstrip("\n"))
+    assert SecretRef.model_validate(ok).id == ok["id"]
+    with pytest.raises(ValidationError, match=message):
+        SecretRef.model_validate(ref)
