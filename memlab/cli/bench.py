@@ -68,11 +68,11 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlparse
 
 import numpy as np
 
 from memlab.embed.base import EmbeddingProvider
+from memlab.embed.pricing import price_per_million
 
 if TYPE_CHECKING:  # pandas loads only when a table is built (start-up: issue 16)
     import pandas as pd
@@ -97,7 +97,6 @@ DEFAULT_PRICES: dict[str, float] = {
     "voyage:voyage-code-3": 0.18,
     "mistral:mistral-embed": 0.10,
 }
-_LOOPBACK = {"127.0.0.1", "localhost", "::1", "0.0.0.0"}
 DEFAULT_METRICS = ("ndcg@10", "recall@10", "mrr@10")
 #: Timed query embeddings per provider (after the warm-up), and untimed warm-up calls.
 DEFAULT_LATENCY_SAMPLES = 200
@@ -208,18 +207,6 @@ def _count_tokens(provider: EmbeddingProvider, texts: list[str]) -> tuple[int, s
     except Exception:  # noqa: BLE001 - fall back to the estimate
         pass
     return int(math.ceil(sum(len(t.encode("utf-8")) for t in texts) / 4)), "bytes/4"
-
-
-def _price(provider: EmbeddingProvider, prices: Mapping[str, float]) -> float:
-    pid = provider.id
-    model = str(getattr(provider, "model", "") or "")
-    for key in (f"{pid}:{model}", pid):
-        if key in prices:
-            return float(prices[key])
-    base_url = getattr(provider, "base_url", None)
-    if isinstance(base_url, str) and (urlparse(base_url).hostname or "") in _LOOPBACK:
-        return 0.0  # a server on this machine (e.g. memlab serve-embeddings)
-    return float("nan")
 
 
 def _resolve(spec: Any) -> tuple[str, EmbeddingProvider, dict[str, Any]]:
@@ -394,7 +381,8 @@ def bench_providers(dataset: Any, specs: Sequence[Any], *,
             tokens, source = _count_tokens(provider, sent)
             if windows is None:
                 windows = window_counts(provider, metered.doc_texts)
-            usd = _price(provider, table)
+            usd = price_per_million(provider.id, str(getattr(provider, "model", "") or ""),
+                                    getattr(provider, "base_url", None), table)
             out_dims = metered.out_dims or dims
             row: dict[str, Any] = {"provider": label, "model": provider.model,
                                    "system": system}

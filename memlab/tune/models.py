@@ -42,12 +42,12 @@ import math
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
-from urllib.parse import urlparse
 
 import numpy as np
 import pandas as pd
 
 from memlab.config import MemlabConfig
+from memlab.embed.pricing import price_per_million
 
 __all__ = ["MODEL_AXIS", "MODEL_KEYS", "ModelSpecError", "evaluate_models", "expand_overrides",
            "model_label", "model_report", "model_systems", "spec_overrides"]
@@ -56,7 +56,6 @@ __all__ = ["MODEL_AXIS", "MODEL_KEYS", "ModelSpecError", "evaluate_models", "exp
 MODEL_AXIS = "embedding"
 #: The config key paths a spec sets (the sweep's outer axes that select the embedder).
 MODEL_KEYS = ("provider", "model", "local.modelPath", "remote.baseUrl")
-_LOOPBACK = {"127.0.0.1", "localhost", "::1", "0.0.0.0"}
 
 
 class ModelSpecError(ValueError):
@@ -134,19 +133,10 @@ def model_label(cfg: MemlabConfig) -> str:
 
 
 def _price(cfg: MemlabConfig, prices: Mapping[str, float]) -> float:
-    """USD per 1M tokens of ``cfg``'s embedder: ``prices["PROVIDER:MODEL"]``, else
-    ``prices["PROVIDER"]``; a packaged model or a server on this machine costs 0; else NaN."""
+    """USD per 1M tokens of ``cfg``'s embedder (:func:`memlab.embed.pricing.price_per_million`)."""
     ms = cfg.memory_search
-    pid = ms.resolved_provider()
-    for key in (f"{pid}:{ms.resolved_model()}", pid):
-        if key in prices:
-            return float(prices[key])
-    if pid in ("local", "none"):
-        return 0.0
     url = ms.remote.base_url if ms.remote is not None else None
-    if isinstance(url, str) and (urlparse(url).hostname or "") in _LOOPBACK:
-        return 0.0
-    return float("nan")
+    return price_per_million(ms.resolved_provider(), ms.resolved_model(), url, prices)
 
 
 def model_report(engine: Any, table: pd.DataFrame, configs: Sequence[MemlabConfig],
