@@ -165,9 +165,7 @@ class MmrConfig(StrictModel):
     lambda_: Unit = Field(0.7, alias="lambda")
 
     def resolved_lambda(self) -> float:
-        """``lambda`` as validated (``Unit``: 0..1); the MMR kernel's clamp
-        (:func:`memlab.kernels.mmr.mmr_order`) is the only one."""
-        return float(self.lambda_)
+        return max(0.0, min(1.0, self.lambda_))
 
 
 class TemporalDecayConfig(StrictModel):
