@@ -184,6 +184,22 @@ def _sort_hits(hs, hd, n):
             hd[b + 1] = d
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _offer(buf_s, buf_d, tmp, n, size, limit, s, d, f_s, f_d, cut):
+    """Buffer hit ``(s, d)`` unless, after a cut, it does not beat the worst kept hit
+    ``(f_s, f_d)``; a full buffer is cut back to the best ``limit``. Returns the new
+    ``(n, f_s, f_d, cut)``."""
+    if cut and not (s > f_s or (s == f_s and d < f_d)):
+        return n, f_s, f_d, cut
+    buf_s[n] = s
+    buf_d[n] = d
+    n += 1
+    if n == size and n > limit:
+        n, f_s, f_d = _compact(buf_s, buf_d, n, limit, tmp)
+        cut = True
+    return n, f_s, f_d, cut
+
+
 @njit(cache=True, nogil=True)
 def _emit(buf_s, buf_d, n, k, tmp, out_s, out_d, base):
     """The best ``min(n, k)`` buffered hits into ``out_*[base:]``, best first; returns how
@@ -293,14 +309,8 @@ def _rank_batch(w_ptr, w_idx, w_dat, min_w, p_ptr, p_idx, same_pattern, q_ptr, q
                 d = touched[i]
                 s = acc[d]
                 acc[d] = 0.0
-                if cut and not (s > f_s or (s == f_s and d < f_d)):
-                    continue
-                buf_s[n] = s
-                buf_d[n] = d
-                n += 1
-                if n == size and n > limit:
-                    n, f_s, f_d = _compact(buf_s, buf_d, n, limit, tmp)
-                    cut = True
+                n, f_s, f_d, cut = _offer(buf_s, buf_d, tmp, n, size, limit, s, d, f_s, f_d,
+                                          cut)
         else:
             m = 0
             if same_pattern:
@@ -334,14 +344,8 @@ def _rank_batch(w_ptr, w_idx, w_dat, min_w, p_ptr, p_idx, same_pattern, q_ptr, q
                 d = touched[i]
                 if cnt[d] >= wanted:
                     s = acc[d] + c if add_const else acc[d]
-                    if cut and not (s > f_s or (s == f_s and d < f_d)):
-                        continue
-                    buf_s[n] = s
-                    buf_d[n] = d
-                    n += 1
-                    if n == size and n > limit:
-                        n, f_s, f_d = _compact(buf_s, buf_d, n, limit, tmp)
-                        cut = True
+                    n, f_s, f_d, cut = _offer(buf_s, buf_d, tmp, n, size, limit, s, d, f_s,
+                                              f_d, cut)
             # reset only what this query touched
             for i in range(m):
                 d = touched[i]
