@@ -51,7 +51,7 @@ from memlab.kernels.keyword import bm25_rank_to_score, merge_keyword_hits
 from memlab.pipeline import Stage
 from memlab.text.js import JS_WHITESPACE
 from memlab.text.keywords import bound_query_terms, fallback_terms
-from memlab.text.openclaw_keywords import OpenClawDocs, openclaw_boosted_scores
+from memlab.text.openclaw_keywords import OpenClawDocs, corpus_docs, openclaw_boosted_scores
 from memlab.text.tokenize import openclaw_fts_tokens
 
 __all__ = ["FTS5", "KeywordHits", "bm25_rank_to_score", "build_fts_query", "escape_like_pattern",
@@ -194,7 +194,7 @@ class FTS5(Stage):
         state = dict(super().__getstate__())
         state.pop("_mem_store", None)  # rebuilt on first use
         state.pop("_live_check", None)
-        state.pop("_doc_table_", None)
+        state.pop("_openclaw_docs", None)
         return state
 
     def _all_live(self, store: IndexStore) -> bool:
@@ -219,14 +219,7 @@ class FTS5(Stage):
     def _doc_table(self) -> OpenClawDocs | None:
         """The boost's per-chunk token table of the corpus this leg searches (``None`` over
         a persistent index, whose texts are read from the FTS rows instead)."""
-        index = self.index
-        if not isinstance(index, Corpus):
-            return None
-        key = (id(index), id(index.chunks), len(index.chunks))
-        table = self.__dict__.get("_doc_table_")
-        if table is None or table.key != key:
-            table = self.__dict__["_doc_table_"] = OpenClawDocs(index, key)
-        return table
+        return corpus_docs(self.__dict__, self.index) if isinstance(self.index, Corpus) else None
 
     # -- one FTS query ---------------------------------------------------------------------
     def _search(self, store: IndexStore, tokenizer: str, query: str, limit: int,

@@ -71,7 +71,7 @@ from memlab.kernels.keyword import relevance_to_score as bm25_rank_to_score
 from memlab.pipeline import Stage
 from memlab.text.counts import count_matrix
 from memlab.text.keywords import FTS_TOKENIZERS, fallback_terms
-from memlab.text.openclaw_keywords import OpenClawDocs, openclaw_boosted_score
+from memlab.text.openclaw_keywords import OpenClawDocs, corpus_docs, openclaw_boosted_score
 from memlab.text.tokenize import Tokenizer
 
 if TYPE_CHECKING:  # annotations only; scipy.sparse and scikit-learn load where they are used
@@ -365,11 +365,7 @@ class _LexicalStage(Stage):
 
     def _openclaw_doc_table(self) -> OpenClawDocs:
         # depends on the corpus only, so tokenizer/variant sweeps reuse it
-        key = (id(self.corpus), id(self.corpus.chunks), len(self.corpus.chunks))
-        table = self.__dict__.get("_openclaw_docs")
-        if table is None or table.key != key:
-            table = self.__dict__["_openclaw_docs"] = OpenClawDocs(self.corpus, key)
-        return table
+        return corpus_docs(self.__dict__, self.corpus)
 
     def _boosted(self, qrow_of: np.ndarray, docnos: np.ndarray, queries: Sequence[str],
                  text_scores: np.ndarray) -> np.ndarray:

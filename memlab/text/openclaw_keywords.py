@@ -25,7 +25,8 @@ from memlab.text.counts import count_matrix
 from memlab.text.js import utf16_length
 from memlab.text.tokenize import openclaw_fts_tokens
 
-__all__ = ["OpenClawDocs", "boost_counts", "openclaw_boosted_score", "openclaw_boosted_scores"]
+__all__ = ["OpenClawDocs", "boost_counts", "corpus_docs", "openclaw_boosted_score",
+           "openclaw_boosted_scores"]
 
 
 def boost_counts(qtokens: Sequence[str], text: str, path: str
@@ -62,6 +63,16 @@ def openclaw_boosted_score(query: str, text: str, path: str, text_score: float) 
     this boost is that keyword, not the user's full query.
     """
     return float(openclaw_boosted_scores(query, [text], [path], [text_score])[0])
+
+
+def corpus_docs(cache: dict[str, Any], corpus: Any) -> OpenClawDocs:
+    """The :class:`OpenClawDocs` of ``corpus``, built once and kept in ``cache`` (a stage's
+    ``__dict__``) until the corpus or its chunk table is replaced."""
+    key = (id(corpus), id(corpus.chunks), len(corpus.chunks))
+    table = cache.get("_openclaw_docs")
+    if table is None or table.key != key:
+        table = cache["_openclaw_docs"] = OpenClawDocs(corpus, key)
+    return table
 
 
 class OpenClawDocs:
