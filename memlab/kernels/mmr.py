@@ -21,6 +21,7 @@ array([0, 2, 1])
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -42,27 +43,50 @@ def jaccard_rows(matrix: sp.csr_matrix, rows: np.ndarray) -> np.ndarray:
     lens = ends - starts
     sizes = lens.astype(np.float64)
     n = len(rows)
+    total = int(lens.sum())
     # the rows' token ids one after the other (a gather, not a Python loop of slices)
-    flat = indices[np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(lens.sum())]
+    flat = indices[np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(total)]
     inter = np.zeros((n, n))
-    if len(flat):
+    if total:
+        # a column per distinct token without sorting: each token's slot in a scratch array
+        # over the vocabulary holds one of its occurrences (whichever write lands last), so
+        # every occurrence of a token reads the same representative
+        slot = _scratch(matrix.shape[1])
+        occurrence = np.arange(total, dtype=np.int32)
+        slot[flat] = occurrence
+        rep = slot[flat]
+        first = rep == occurrence
+        column = (np.cumsum(first) - 1)[rep]
         # only tokens two rows share add to an intersection; the diagonal is the row size
-        _, inv, counts = np.unique(flat, return_inverse=True, return_counts=True)
-        shared = counts >= 2
+        shared = np.bincount(column) >= 2
         if shared.any():
-            keep = shared[inv]
+            keep = shared[column]
             compact = np.cumsum(shared) - 1
             row_of = np.repeat(np.arange(n), lens)
-            dense = np.zeros((n, int(shared.sum())), dtype=np.float32)
-            dense[row_of[keep], compact[inv[keep]]] = 1.0
+            dense = np.zeros((n, int(compact[-1]) + 1), dtype=np.float32)
+            dense[row_of[keep], compact[column[keep]]] = 1.0
             inter = (dense @ dense.T).astype(np.float64)
         np.fill_diagonal(inter, sizes)
     union = sizes[:, None] + sizes[None, :] - inter
+    empty = sizes == 0
+    if not empty.any():  # every union is positive
+        return inter / union
     with np.errstate(invalid="ignore", divide="ignore"):
         sim = np.where(union > 0, inter / union, 0.0)
-    empty = sizes == 0
     sim[np.ix_(empty, empty)] = 1.0
     return sim
+
+
+_SCRATCH = threading.local()
+
+
+def _scratch(size: int) -> np.ndarray:
+    """This thread's int32 scratch array of at least ``size`` slots (contents arbitrary)."""
+    buf = getattr(_SCRATCH, "buf", None)
+    if buf is None or len(buf) < size:
+        buf = np.empty(max(size, 1), dtype=np.int32)
+        _SCRATCH.buf = buf
+    return buf
 
 
 def jaccard_matrix(rows: sp.csr_matrix) -> np.ndarray:
@@ -117,29 +141,55 @@ def mmr_order(scores: np.ndarray, sim: np.ndarray | Callable[[], np.ndarray], la
     rel = np.where(span == 0, 1.0, (scores - lo) / np.where(span == 0, 1.0, span))
     gain = lam * rel  # the same float operations as lam * rel - (1 - lam) * max_sim per step
     penalty_weight = 1 - lam
-    blocked = np.zeros(scores.shape)  # 0, or -inf once picked (x + 0 == x exactly)
+    # ``avail`` is ``gain`` with picked items at -inf: ``avail - w * max_sim`` is
+    # ``gain - w * max_sim`` exactly for the others and -inf for the picked
+    avail = gain + np.zeros(scores.shape)
     max_sim = np.zeros(scores.shape)
+    scratch = np.empty(scores.shape)
     picks = np.empty(scores.shape, dtype=np.int64)
     stop = keep is not None and limit is not None
+    value = avail - penalty_weight * max_sim
+    if single:
+        # one query: scalar picks and Python counters (a numpy call costs more than the
+        # arithmetic on a few dozen items)
+        keep_list = np.broadcast_to(np.asarray(keep, dtype=bool), (n,)).tolist() if stop else []
+        want = int(limit) if stop else 0
+        found = 0
+        for step in range(n):
+            pick = int(value.argmax())
+            tied = value == value[pick]
+            if np.count_nonzero(tied) > 1:  # a tie: higher score, then earlier in order
+                top = np.where(tied, scores, -np.inf).max()
+                tied &= scores == top
+                pick = int(np.where(tied, pos, np.iinfo(np.int64).max).argmin())
+            picks[step] = pick
+            if stop:
+                found += keep_list[pick]
+                if found >= want:
+                    return picks[:step + 1]
+            avail[pick] = -np.inf
+            np.maximum(max_sim, sim[pick], out=max_sim)
+            np.multiply(max_sim, penalty_weight, out=scratch)
+            np.subtract(avail, scratch, out=value)
+        return picks
     keep_mask = np.broadcast_to(np.asarray(keep, dtype=bool), scores.shape) if stop else None
-    found = 0 if single else np.zeros(c, dtype=np.int64)
-    value = gain - penalty_weight * max_sim
+    found = np.zeros(c, dtype=np.int64)
     for step in range(n):
         pick = value.argmax(axis=-1)
-        at = pick if single else (rows, pick)
-        tied = value == (value[at] if single else value[at][:, None])
+        at = (rows, pick)
+        tied = value == value[at][:, None]
         if np.count_nonzero(tied) > c:  # a tie: higher score, then earlier in score order
             top = np.where(tied, scores, -np.inf).max(axis=-1, keepdims=True)
             tied &= scores == top
             pick = np.where(tied, pos, np.iinfo(np.int64).max).argmin(axis=-1)
-            at = pick if single else (rows, pick)
+            at = (rows, pick)
         picks[..., step] = pick
         if stop:
             found += keep_mask[at]
             if np.all(found >= int(limit)):
                 return picks[..., :step + 1]
-        blocked[at] = -np.inf
+        avail[at] = -np.inf
         np.maximum(max_sim, sim[pick], out=max_sim)
-        value = gain - penalty_weight * max_sim
-        value += blocked
+        np.multiply(max_sim, penalty_weight, out=scratch)
+        np.subtract(avail, scratch, out=value)
     return picks

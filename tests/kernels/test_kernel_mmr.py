@@ -41,3 +41,54 @@ def test_jaccard_rows_is_the_jaccard_index():
             union = (dense[a] | dense[b]).sum()
             want = 1.0 if union == 0 else (dense[a] & dense[b]).sum() / union
             assert sim[i, j] == want
+
+
+def _reference_jaccard(sets: list[set[int]]) -> np.ndarray:
+    n = len(sets)
+    out = np.zeros((n, n))
+    for i, a in enumerate(sets):
+        for j, b in enumerate(sets):
+            out[i, j] = 1.0 if not (a | b) else len(a & b) / len(a | b)
+    return out
+
+
+def test_jaccard_rows_matches_python_sets_with_repeats_and_empty_rows():
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        n_docs, vocab = int(rng.integers(1, 30)), int(rng.integers(1, 40))
+        dense = rng.random((n_docs, vocab)) < rng.random() * 0.4
+        dense[rng.random(n_docs) < 0.2] = False  # some empty token sets
+        rows = rng.integers(0, n_docs, int(rng.integers(0, 25)))  # repeats on purpose
+        sim = jaccard_rows(sp.csr_matrix(dense.astype(np.float32)), rows)
+        want = _reference_jaccard([set(np.flatnonzero(dense[r]).tolist()) for r in rows])
+        assert sim.shape == want.shape
+        assert np.array_equal(sim, want)
+
+
+def _reference_mmr(scores: np.ndarray, sim: np.ndarray, lam: float) -> list[int]:
+    """mmr.ts's greedy loop, item by item in plain Python (min-max relevance)."""
+    lo, hi = float(scores.min()), float(scores.max())
+    rel = [1.0 if hi == lo else (s - lo) / (hi - lo) for s in scores.tolist()]
+    picked: list[int] = []
+    left = list(range(len(scores)))
+    while left:
+        best, best_value = None, -np.inf
+        for i in left:
+            penalty = max((sim[i, j] for j in picked), default=0.0)
+            value = lam * rel[i] - (1 - lam) * penalty
+            if best is None or value > best_value or (
+                    value == best_value and scores[i] > scores[best]):
+                best, best_value = i, value
+        picked.append(best)
+        left.remove(best)
+    return picked
+
+
+def test_mmr_order_matches_the_greedy_loop_item_by_item():
+    for seed in range(200):
+        matrix, scores = _case(seed, n=int(np.random.default_rng(seed).integers(2, 14)))
+        sim = jaccard_matrix(matrix)
+        for lam in (0.0, 0.3, 0.7):
+            assert mmr_order(scores, sim, lam).tolist() == _reference_mmr(scores, sim, lam)
