@@ -18,6 +18,13 @@ What this module reproduces:
   starts with one of them does not match a name starting with ``.``;
 * anything else is literal.
 
+Why by hand: OpenClaw's file set is defined by minimatch, and no maintained Python package
+implements minimatch's grammar. ``fnmatch`` and ``glob`` have no braces or ``**`` segments and
+their own dot-file and bracket rules; bash-style matchers (``pathlib.PurePath.full_match``,
+``wcmatch``) follow other grammars, whose corner cases (sequences, dot segments, trailing
+``**``) would each have to be checked against Node anyway. The rules below are the ones the
+Node comparison test pins.
+
 Extglobs (``@(a|b)``, ``!(a)``, ``+(..)``, ``?(..)``, ``*(..)``) and POSIX classes
 (``[[:alpha:]]``) are not reproduced: :func:`compile_glob` raises :class:`ValueError` naming
 the pattern rather than match differently from Node. ``tests/profiles/
