@@ -59,6 +59,7 @@ import pandas as pd
 from memlab.config.export_2026_9 import importance_value, is_importance_axis
 from memlab.config.schema_2026_9 import read_config
 from memlab.tune.errors import SweepError
+from memlab.tune.models import expand_overrides
 
 __all__ = ["SELECTION_AXES", "Ranker2026_9", "normalize_axis_2026_9", "point_config",
            "split_point", "sweep_2026_9", "tune_2026_9"]
@@ -71,11 +72,17 @@ def point_config(base: Mapping[str, Any], point: Mapping[str, Any]) -> dict[str,
     """``base`` (a whole 2026.9 config) with each ``key path -> value`` of ``point`` set under
     ``memory.search`` (or under ``memlab`` for ``memlab.`` keys), validated as 2026.9 does.
 
+    The embedding-model axis (:data:`memlab.tune.models.MODEL_AXIS`, ``--model``) stands for
+    its provider keys, which 2026.9 names as 2026.7 does (``provider``, ``model``,
+    ``local.modelPath``, ``remote.baseUrl``).
+
     >>> point_config({"memory": {"search": {"provider": "none"}}}, {"query.minScore": 0.2})
     {'memory': {'search': {'provider': 'none', 'query': {'minScore': 0.2}}}}
+    >>> point_config({}, {"embedding": "none"})
+    {'memory': {'search': {'provider': 'none'}}}
     """
     out = copy.deepcopy(dict(base))
-    for key, value in point.items():
+    for key, value in expand_overrides(point).items():
         parts = key.split(".")
         node = out.setdefault("memlab", {}) if parts[0] == "memlab" else \
             out.setdefault("memory", {}).setdefault("search", {})

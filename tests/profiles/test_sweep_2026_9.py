@@ -167,3 +167,21 @@ def test_cli_sweep_profile_2026_9_and_refusals(dataset, tmp_path, capsys):
                              "--profile", "2026.9"],
                             capsys)
     assert code == 2 and "bench-providers --profile 2026.9 is not supported" in err
+
+
+def test_model_axis_stands_for_its_provider_keys(dataset):
+    """``--model`` / an ``embedding`` grid axis on the 2026.9 profile sets the provider keys
+    (2026.9 has no ``memory.search.embedding`` key, and refused the axis before)."""
+    from memlab.tune.sweep_2026_9 import point_config
+
+    base = {"memory": {"search": {"provider": "local"}}}
+    spec = "openai-compatible:http://127.0.0.1:9/v1#hash64"
+    assert point_config(base, {"embedding": spec}) == point_config(base, {
+        "provider": "openai-compatible", "remote.baseUrl": "http://127.0.0.1:9/v1",
+        "model": "hash64"})
+    grid = {"query.maxResults": [1, 6]}
+    by_axis = sweep_2026_9(dataset, {"embedding": ["none"], **grid}, base,
+                           metrics=["recall@10"])
+    by_key = sweep_2026_9(dataset, {"provider": ["none"], **grid}, base, metrics=["recall@10"])
+    assert by_axis["recall@10"].tolist() == by_key["recall@10"].tolist()
+    assert by_axis["embedding"].tolist() == ["none", "none"]
