@@ -7,11 +7,12 @@ fused multiply-add without ``fastmath``), and the query's constant is added last
 cheaper than numpy: one pass per query over its postings (scores, hit counts and the list of
 touched documents together), no O(documents) allocation or zeroing per query (the
 per-document scratch arrays are kept between calls and only touched entries are reset), no
-scan of every document when a query's postings are few, the top ``depth`` kept in a buffer
-of about twice that size that is cut back to the best ``depth`` when full (no per-hit heap
-sift; after a cut a hit is buffered only if it beats the worst kept), and all queries of a
-batch in one call. Ties: score descending, then
-docno ascending, as numpy.
+scan of every document when a query's postings are few; when they are many, documents are
+scored in cache-sized blocks (each block's postings added, the block scanned for the top-k
+and zeroed while it is in the L1 cache); the top ``depth`` kept in a buffer of about twice
+that size that is cut back to the best ``depth`` when full (no per-hit heap sift; after a cut
+a hit is buffered only if it beats the worst kept), and all queries of a batch in one call.
+Ties: score descending, then docno ascending, as numpy.
 
 Compiled on first use (about a second, then cached on disk next to this file by numba).
 
@@ -117,13 +118,13 @@ SAMPLE_STRIDE = 16
 
 
 @njit(cache=True, nogil=True)
-def _guess_floor(acc, n_docs, limit, tmp):
-    """A score that about ``3 * limit`` of ``acc``'s documents beat, from every
-    :data:`SAMPLE_STRIDE`-th one (0.0 when the sample has too few hits to tell); ``tmp``
-    holds at least ``n_docs // SAMPLE_STRIDE + 1`` floats."""
-    rank = (3 * limit) // SAMPLE_STRIDE + 1
+def _guess_floor(acc, n, limit, tmp):
+    """A score that about ``3 * limit`` of ``acc[:n]`` beat, from every
+    :data:`SAMPLE_STRIDE`-th entry (0.0 when the sample has too few hits to tell); ``tmp``
+    holds at least ``n // SAMPLE_STRIDE + 1`` floats."""
+    rank = (3 * limit) // SAMPLE_STRIDE + 3
     m = 0
-    for d in range(0, n_docs, SAMPLE_STRIDE):
+    for d in range(0, n, SAMPLE_STRIDE):
         s = acc[d]
         if s > 0.0:
             tmp[m] = s
@@ -131,6 +132,25 @@ def _guess_floor(acc, n_docs, limit, tmp):
     if m < 2 * rank:
         return 0.0
     return _kth_largest(tmp, m, rank)
+
+
+@njit(cache=True, nogil=True)
+def _first_at_least(a, lo, hi, x):
+    """The first ``i`` in ``lo..hi`` with ``a[i] >= x`` (``hi`` if none; ``a[lo:hi]``
+    ascending)."""
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if a[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+#: Documents per block of the dense path: a query's postings are added block by block into
+#: this many scratch scores (32 KiB of float64, so they stay in the L1 cache), each block
+#: scanned for the top-k and zeroed while still cached.
+BLOCK_DOCS = 4096
 
 
 @njit(cache=True, nogil=True)
@@ -184,22 +204,6 @@ def _sort_hits(hs, hd, n):
             hd[b + 1] = d
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _offer(buf_s, buf_d, tmp, n, size, limit, s, d, f_s, f_d, cut):
-    """Buffer hit ``(s, d)`` unless, after a cut, it does not beat the worst kept hit
-    ``(f_s, f_d)``; a full buffer is cut back to the best ``limit``. Returns the new
-    ``(n, f_s, f_d, cut)``."""
-    if cut and not (s > f_s or (s == f_s and d < f_d)):
-        return n, f_s, f_d, cut
-    buf_s[n] = s
-    buf_d[n] = d
-    n += 1
-    if n == size and n > limit:
-        n, f_s, f_d = _compact(buf_s, buf_d, n, limit, tmp)
-        cut = True
-    return n, f_s, f_d, cut
-
-
 @njit(cache=True, nogil=True)
 def _emit(buf_s, buf_d, n, k, tmp, out_s, out_d, base):
     """The best ``min(n, k)`` buffered hits into ``out_*[base:]``, best first; returns how
@@ -214,10 +218,16 @@ def _emit(buf_s, buf_d, n, k, tmp, out_s, out_d, base):
 
 @njit(cache=True, nogil=True)
 def _rank_batch(w_ptr, w_idx, w_dat, min_w, p_ptr, p_idx, same_pattern, q_ptr, q_idx, q_dat,
-                c_ptr, c_idx, const, need, match_all, depth, n_docs, acc, cnt, touched):
+                c_ptr, c_idx, const, need, match_all, depth, n_docs, block, acc, cnt, touched):
     # acc (float64), cnt (int32) and touched (int64) have n_docs entries; acc and cnt are
-    # all zero on entry and are left all zero (only what a query touched is reset)
+    # all zero on entry and are left all zero (only what a query touched is reset); block
+    # >= 1 is the dense path's documents per block
     n_q = len(q_ptr) - 1
+    max_terms = 0
+    for row in range(n_q):
+        max_terms = max(max_terms, q_ptr[row + 1] - q_ptr[row])
+    cur = np.empty(max_terms, dtype=np.int64)  # the dense path's cursor per query term
+    block = min(block, n_docs)
     # output bound: per query at most min(depth, documents, postings of its hit terms)
     bound = np.zeros(n_q + 1, dtype=np.int64)
     for row in range(n_q):
@@ -239,7 +249,7 @@ def _rank_batch(w_ptr, w_idx, w_dat, min_w, p_ptr, p_idx, same_pattern, q_ptr, q
     size = min(n_docs, 2 * cap + 64)
     buf_s = np.empty(size, dtype=np.float64)
     buf_d = np.empty(size, dtype=np.int64)
-    tmp = np.empty(max(size, n_docs // SAMPLE_STRIDE + 1), dtype=np.float64)
+    tmp = np.empty(max(size, block // SAMPLE_STRIDE + 1), dtype=np.float64)
     for row in range(n_q):
         lo_q, hi_q = q_ptr[row], q_ptr[row + 1]
         n_hit_terms = c_ptr[row + 1] - c_ptr[row]
@@ -249,11 +259,6 @@ def _rank_batch(w_ptr, w_idx, w_dat, min_w, p_ptr, p_idx, same_pattern, q_ptr, q
         if limit == 0:
             continue
         n = 0
-        # after the first cut: the worst kept hit (f_s, f_d); a hit is buffered only if it
-        # ranks before it (score descending, then docno ascending)
-        cut = False
-        f_s = 0.0
-        f_d = -1
         c = const[row]
         # positive: every query term's weights are > 0, no constant, match="any" -- then a
         # score > 0 is the hit test (as in the numpy kernel) and no counts are needed
@@ -264,56 +269,64 @@ def _rank_batch(w_ptr, w_idx, w_dat, min_w, p_ptr, p_idx, same_pattern, q_ptr, q
             n_post += w_ptr[t + 1] - w_ptr[t]
             positive = positive and min_w[t] * q_dat[j] > 0.0
         if positive and 4 * n_post >= n_docs:
-            # many postings: add them all, then one pass over every document
+            # many postings: documents in blocks of ``block``; each query term's postings
+            # in the block (from its cursor ``cur``: documents are ascending within a term)
+            # are added into ``acc[:block]``, which is then scanned and zeroed while cached.
+            # Each document still gets its terms in ascending term id, from 0.0. Documents
+            # come in ascending order, so a tie with the worst kept hit never ranks before
+            # it: a hit is buffered when its score beats ``floor`` (after a cut: the worst
+            # kept score). In the first block ``floor`` is a guess (:func:`_guess_floor`);
+            # when fewer than ``limit`` of its hits beat it, that block is scanned again
+            # from 0, so the guess never loses a hit. Later blocks start from the floor the
+            # earlier ones left (0 while fewer than ``limit`` hits were seen).
             for j in range(lo_q, hi_q):
-                t = q_idx[j]
-                qw = q_dat[j]
-                for k in range(w_ptr[t], w_ptr[t + 1]):
-                    acc[w_idx[k]] += w_dat[k] * qw
-            # documents come in ascending order, so a tie with the worst kept hit never
-            # ranks before it: a hit is buffered when its score beats ``floor`` (the worst
-            # kept score after a cut). The first floor is a guess, from every
-            # SAMPLE_STRIDE-th document, at which about 3 x limit documents score higher
-            # (so few hits are buffered, each a mispredicted branch); when fewer than
-            # ``limit`` beat it, the pass is redone from 0, so the guess never loses a hit.
-            floor = _guess_floor(acc, n_docs, limit, tmp)
-            while True:
-                n = 0
-                start = floor
-                for d in range(n_docs):
-                    s = acc[d]
-                    if s > floor:
-                        buf_s[n] = s
-                        buf_d[n] = d
-                        n += 1
-                        if n == size and n > limit:
-                            n, floor, f_d = _compact(buf_s, buf_d, n, limit, tmp)
-                if n >= limit or start == 0.0:
-                    break
-                floor = 0.0
-            acc[:] = 0.0
-        elif positive:
-            # few postings: a document is new while its partial sum is still 0
-            m = 0
-            for j in range(lo_q, hi_q):
-                t = q_idx[j]
-                qw = q_dat[j]
-                for k in range(w_ptr[t], w_ptr[t + 1]):
-                    d = w_idx[k]
-                    a = acc[d]
-                    if a == 0.0:
-                        touched[m] = d
-                        m += 1
-                    acc[d] = a + w_dat[k] * qw
-            for i in range(m):
-                d = touched[i]
-                s = acc[d]
-                acc[d] = 0.0
-                n, f_s, f_d, cut = _offer(buf_s, buf_d, tmp, n, size, limit, s, d, f_s, f_d,
-                                          cut)
+                cur[j - lo_q] = w_ptr[q_idx[j]]
+            floor = 0.0
+            for b0 in range(0, n_docs, block):
+                b1 = min(b0 + block, n_docs)
+                for j in range(lo_q, hi_q):
+                    t = q_idx[j]
+                    qw = q_dat[j]
+                    lo = cur[j - lo_q]
+                    hi = w_ptr[t + 1]
+                    if b1 < n_docs:
+                        hi = _first_at_least(w_idx, lo, hi, b1)
+                    for k in range(lo, hi):
+                        acc[w_idx[k] - b0] += w_dat[k] * qw
+                    cur[j - lo_q] = hi
+                if b0 == 0:
+                    floor = _guess_floor(acc, b1, limit, tmp)
+                while True:
+                    start = floor
+                    for i in range(b1 - b0):
+                        s = acc[i]
+                        if s > floor:
+                            buf_s[n] = s
+                            buf_d[n] = b0 + i
+                            n += 1
+                            if n == size and n > limit:
+                                n, floor, f_d = _compact(buf_s, buf_d, n, limit, tmp)
+                    if b0 > 0 or n >= limit or floor != start or start == 0.0:
+                        break
+                    n = 0  # the guess let fewer than limit hits through: again from 0
+                    floor = 0.0
+                acc[:b1 - b0] = 0.0
         else:
+            # few postings, or hits that need counts: the documents touched, then offered
             m = 0
-            if same_pattern:
+            if positive:
+                # a document is new while its partial sum is still 0
+                for j in range(lo_q, hi_q):
+                    t = q_idx[j]
+                    qw = q_dat[j]
+                    for k in range(w_ptr[t], w_ptr[t + 1]):
+                        d = w_idx[k]
+                        a = acc[d]
+                        if a == 0.0:
+                            touched[m] = d
+                            m += 1
+                        acc[d] = a + w_dat[k] * qw
+            elif same_pattern:
                 for j in range(lo_q, hi_q):
                     t = q_idx[j]
                     qw = q_dat[j]
@@ -340,12 +353,25 @@ def _rank_batch(w_ptr, w_idx, w_dat, min_w, p_ptr, p_idx, same_pattern, q_ptr, q
                         acc[w_idx[k]] += w_dat[k] * qw
             wanted = max(need[row], 1) if match_all else 1
             add_const = c != 0.0
+            # touched documents are in no particular order: after the first cut a hit is
+            # buffered only if it ranks before the worst kept (f_s, f_d). Written out here,
+            # not called per hit: a numba call with array arguments costs more than the test.
+            cut = False
+            f_s = 0.0
+            f_d = -1
             for i in range(m):
                 d = touched[i]
-                if cnt[d] >= wanted:
-                    s = acc[d] + c if add_const else acc[d]
-                    n, f_s, f_d, cut = _offer(buf_s, buf_d, tmp, n, size, limit, s, d, f_s,
-                                              f_d, cut)
+                if not positive and cnt[d] < wanted:
+                    continue
+                s = acc[d] + c if add_const else acc[d]
+                if cut and not (s > f_s or (s == f_s and d < f_d)):
+                    continue
+                buf_s[n] = s
+                buf_d[n] = d
+                n += 1
+                if n == size and n > limit:
+                    n, f_s, f_d = _compact(buf_s, buf_d, n, limit, tmp)
+                    cut = True
             # reset only what this query touched
             for i in range(m):
                 d = touched[i]
@@ -400,7 +426,8 @@ def rank_numba(post: Postings, queries: QueryTerms, depth: int | None,
     bound, out_n, docs, scores = _rank_batch(
         *kernel.args, kernel.same and queries.same, queries.ptr, queries.terms,
         queries.weights, queries.hit_ptr, queries.hit_terms, queries.const, queries.need,
-        bool(match_all), -1 if depth is None else int(depth), n_docs, *scratch)
+        bool(match_all), -1 if depth is None else int(depth), n_docs, max(1, int(BLOCK_DOCS)),
+        *scratch)
     kernel.pool.append(scratch)  # acc and cnt are all zero again
     if n_q == 1:
         n = int(out_n[0])

@@ -324,9 +324,10 @@ def test_rank_direct_api():
 @needs_numba
 @pytest.mark.parametrize("depth", [1, 5, 50, 300, None])
 def test_numba_dense_path_guessed_floor_and_ties_equal_numpy(depth):
-    """The dense path guesses its first floor from every 16th document: here those score
-    highest, so the guess lets fewer than ``depth`` hits through and the pass is redone; the
-    rest come in long runs of equal scores, cut at the top-k boundary by docno."""
+    """The dense path guesses its first block's floor from every 16th document: here those
+    score highest, so the guess lets fewer than ``depth`` hits through and the block is
+    scanned again; the rest come in long runs of equal scores, cut at the top-k boundary by
+    docno."""
     docs = [("a a a a b " if i % 16 == 0 else "a b ") + "c " * (i % 3) for i in range(4000)]
     corpus = Corpus.from_texts(docs)
     queries = ["a", "b", "a b", "a c", "c"]
@@ -338,3 +339,30 @@ def test_numba_dense_path_guessed_floor_and_ties_equal_numpy(depth):
     assert_same_hits(out["numba"], out["numpy"])
     assert_same_hits(out["numpy"], dense_reference(stage, queries, depth))
     assert len(out["numba"][0][0]) == min(depth or 4000, 4000)
+
+
+@needs_numba
+@pytest.mark.parametrize("block", [1, 7, 64, 1000])
+@pytest.mark.parametrize("depth", [1, 5, 50, None])
+def test_numba_dense_path_blocks_equal_numpy(monkeypatch, block, depth):
+    """The dense path adds postings block by block (``BLOCK_DOCS`` documents): any block
+    size, one that does not divide the documents, blocks without postings of a term, the
+    first block's guessed floor redone, the floor carried across blocks -- the same hits as
+    numpy."""
+    from memlab.bm25 import numba_backend
+
+    docs, queries = zipf_texts(3000, 60, 400, seed=11)
+    docs += [("a a a a b " if i % 16 == 0 else "a b ") + "c " * (i % 3) for i in range(500)]
+    queries += ["a", "b", "a b", "a c", "c"]
+    corpus = Corpus.from_texts(docs)
+    out = {}
+    for backend in ("numpy", "numba"):
+        monkeypatch.setattr(numba_backend, "BLOCK_DOCS", block)
+        stage = BM25(corpus, depth=depth, backend=backend)
+        stage._fit()
+        out[backend] = stage._rank(queries)
+    assert_same_hits(out["numba"], out["numpy"])
+    q = stage._query_terms(queries)
+    df = np.diff(stage._postings().weights.indptr)
+    n_post = np.add.reduceat(np.append(df[q.terms], 0), q.ptr[:-1])[np.diff(q.ptr) > 0]
+    assert (4 * n_post >= len(docs)).sum() >= 10  # many queries take the dense path
