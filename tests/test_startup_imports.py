@@ -121,4 +121,7 @@ def test_search_imports_no_scientific_stack_it_does_not_use(tmp_path, monkeypatc
     else:  # the warm mode: two queries in one process
         argv = ["shell", str(ws), "--index", index, "--json"]
         run = f"import io\nsys.stdin = io.StringIO({query + chr(10) * 2 + 'billing'!r})\n" + run
-    assert heavy_after(run, SEARCH_UNUSED, argv) == []
+    loaded = heavy_after(run, SEARCH_UNUSED, argv)
+    # a one-shot search stays on the numpy kernels; the warm shell may use the compiled MMR
+    # backend (memlab.kernels.backend: numba repays its import over many queries)
+    assert loaded == [] if verb == "search" else set(loaded) <= {"numba"}

@@ -57,6 +57,15 @@ def run_search(args: argparse.Namespace) -> int:
         return 3
 
 
+def _search_once(args: argparse.Namespace) -> int:
+    """``memlab search``: :func:`run_search` on the numpy kernels (one query does not repay
+    importing numba; ``memlab shell`` and the Python API use it when installed)."""
+    from memlab.kernels.backend import default_backend
+
+    with default_backend("numpy"):
+        return run_search(args)
+
+
 def _search_or_fail(args: argparse.Namespace) -> int:
     from memlab.openclaw import MemorySearch
     from memlab.workspace import MemlabWarning
@@ -239,7 +248,7 @@ def add_search_parsers(sub: Any) -> None:
     p.add_argument("workspace", help="agent workspace folder (holds MEMORY.md and memory/)")
     p.add_argument("query", help="the search query")
     add_search_options(p)
-    p.set_defaults(func=run_search)
+    p.set_defaults(func=_search_once)
 
     i = _index_parser(sub, "index", "index a workspace like `openclaw memory index` "
                       "(incremental; --force rebuilds)")

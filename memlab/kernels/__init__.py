@@ -16,7 +16,9 @@ module             step (OpenClaw 2026.7.35 source it mirrors)
 ``fusion``         weight resolution, union by chunk, weighted sum / RRF / min-max / z-score
                    (``mergeHybridResults``)
 ``decay``          temporal decay multipliers (``temporal-decay.ts``)
-``mmr``            Jaccard similarity and greedy MMR selection (``mmr.ts``)
+``mmr``            Jaccard similarity and greedy MMR selection (``mmr.ts``); one query may
+                   run on its compiled backend ``mmr_numba`` (the same picks)
+``backend``        which implementation runs: numpy, or numba when installed (``"auto"``)
 ``threshold``      ``minScore`` with OpenClaw's relaxations, ``maxResults``
 ``gains``          relevance gains of a ranked list (span and document level)
 =================  ==========================================================================

@@ -28,16 +28,23 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from memlab.kernels.backend import resolve_backend
 
-def jaccard_rows(matrix: sp.csr_matrix, rows: np.ndarray) -> np.ndarray:
+
+def jaccard_rows(matrix: sp.csr_matrix, rows: np.ndarray, backend: str = "auto") -> np.ndarray:
     """Pairwise Jaccard similarity of the 0/1 rows ``matrix[rows]``: ``|a ∩ b| / |a ∪ b|``,
     two empty sets 1, one empty set 0.
 
     Computed on a small dense 0/1 block over the tokens the rows share: cheaper than a
     sparse product for the few dozen candidates of one query, and exact (0/1 products summed
-    in float32 are integers below 2**24).
+    in float32 are integers below 2**24). ``backend``: :mod:`memlab.kernels.backend`
+    (``"numba"``: :func:`memlab.kernels.mmr_numba.jaccard_rows_numba`, the same bits).
     """
     rows = np.asarray(rows, dtype=np.int64)
+    if backend != "numpy" and resolve_backend(backend) == "numba":
+        from memlab.kernels.mmr_numba import jaccard_rows_numba
+
+        return jaccard_rows_numba(matrix.indptr, matrix.indices, rows, matrix.shape[1])
     indptr, indices = matrix.indptr, matrix.indices
     starts, ends = indptr[rows], indptr[rows + 1]
     lens = ends - starts
@@ -97,7 +104,7 @@ def jaccard_matrix(rows: sp.csr_matrix) -> np.ndarray:
 
 def mmr_order(scores: np.ndarray, sim: np.ndarray | Callable[[], np.ndarray], lambda_: Any,
               keep: np.ndarray | None = None, limit: int | None = None,
-              pos: np.ndarray | None = None) -> np.ndarray:
+              pos: np.ndarray | None = None, backend: str = "auto") -> np.ndarray:
     """Greedy MMR selection order.
 
     ``lambda_`` is clamped to [0, 1] here (``mmr.ts``: ``Math.max(0, Math.min(1, lambda))``),
@@ -114,6 +121,9 @@ def mmr_order(scores: np.ndarray, sim: np.ndarray | Callable[[], np.ndarray], la
     ``lambda_`` one value per row, ``pos`` ``(configs, n)`` each item's position in its row's
     score order (what "the earlier item" means in a tie); returns ``(configs, n)`` canonical
     item indices in selection order.
+
+    ``backend`` (:mod:`memlab.kernels.backend`): one query may run on
+    :func:`memlab.kernels.mmr_numba.mmr_order_numba` (the same picks); a batch runs on numpy.
     """
     scores = np.asarray(scores, dtype=np.float64)
     single = scores.ndim == 1
@@ -131,6 +141,13 @@ def mmr_order(scores: np.ndarray, sim: np.ndarray | Callable[[], np.ndarray], la
         lam = np.broadcast_to(lam.reshape(-1, 1), (c, 1))
     if callable(sim):
         sim = sim()
+    if single and backend != "numpy" and resolve_backend(backend) == "numba" \
+            and not np.isnan(scores).any():
+        from memlab.kernels.mmr_numba import mmr_order_numba
+
+        stop = keep is not None and limit is not None
+        return mmr_order_numba(scores, sim, lam, keep if stop else None,
+                               int(limit) if stop else 0)
     # one query runs on 1-d arrays with scalar picks, a batch on (configs, n) rows: the same
     # operations along the last axis
     rows = None if single else np.arange(c)

@@ -20,6 +20,7 @@ import scipy.sparse as sp
 
 from memlab.corpus import Corpus
 from memlab.frames import Query, QueryHits
+from memlab.kernels.backend import resolve_backend
 from memlab.kernels.mmr import jaccard_matrix, jaccard_rows, mmr_order
 from memlab.pipeline import Stage
 from memlab.snippet import snippet
@@ -40,12 +41,17 @@ class MMR(Stage):
         default is 0.7.
     enabled:
         ``False`` makes the stage a no-op.
+    backend:
+        ``"auto"``, ``"numpy"`` or ``"numba"`` (:mod:`memlab.kernels.backend`): where one
+        query's similarities and selection run; the same order either way.
     """
 
-    def __init__(self, corpus: Corpus, lambda_: float = 0.7, enabled: bool = True):
+    def __init__(self, corpus: Corpus, lambda_: float = 0.7, enabled: bool = True,
+                 backend: str = "auto"):
         self.corpus = corpus
         self.lambda_ = lambda_
         self.enabled = enabled
+        self.backend = backend
 
     def token_matrix(self) -> sp.csr_matrix:
         """The 0/1 chunk x token matrix of the corpus' snippets (built once per corpus)."""
@@ -69,8 +75,9 @@ class MMR(Stage):
         ``enabled``). ``keep``/``limit``: stop early, see :func:`mmr_order`."""
         docnos = np.asarray(docnos)
         # the similarities are built only when the kernel needs them (not for a plain sort)
-        return mmr_order(scores, lambda: jaccard_rows(self.token_matrix(), docnos),
-                         self.lambda_, keep, limit)
+        backend = resolve_backend(self.backend)
+        return mmr_order(scores, lambda: jaccard_rows(self.token_matrix(), docnos, backend),
+                         self.lambda_, keep, limit, backend=backend)
 
     def transform_query(self, query: Query, hits: QueryHits | None = None) -> QueryHits:
         """One query's hits in MMR order, on arrays (:meth:`transform`). When a selection

@@ -1,0 +1,85 @@
+"""Which implementation of a kernel runs: plain numpy, or its compiled numba backend.
+
+A kernel with a compiled backend (:mod:`memlab.kernels.mmr_numba`) takes ``backend=``:
+``"numpy"`` (always available), ``"numba"`` (needs ``pip install 'memlab[speed]'``; the same
+results, bit for bit) or ``"auto"``, resolved by :func:`resolve_backend`:
+
+1. the ``MEMLAB_KERNEL_BACKEND`` environment variable, when set;
+2. else the process default (:func:`set_default_backend`): memlab's one-shot commands
+   (``memlab search``) set ``"numpy"``, because importing numba (~0.4 s CPU) costs more than
+   it saves on one query, while the Python API, notebooks and ``memlab shell`` keep ``"auto"``;
+3. else numba when it is importable, else numpy.
+
+>>> resolve_backend("numpy")
+'numpy'
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+__all__ = ["BACKENDS", "ENV_BACKEND", "default_backend", "numba_available", "resolve_backend",
+           "set_default_backend"]
+
+BACKENDS = ("auto", "numpy", "numba")
+ENV_BACKEND = "MEMLAB_KERNEL_BACKEND"
+
+_default = {"backend": "auto"}
+_available: dict[str, bool] = {}
+
+
+def _check(name: str, value: str) -> str:
+    if value not in BACKENDS:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, BACKENDS))} "
+                         f"(got {value!r})")
+    return value
+
+
+def numba_available() -> bool:
+    """Is numba importable (checked once per process)?"""
+    if "numba" not in _available:
+        try:
+            import numba  # noqa: F401
+        except ImportError:
+            _available["numba"] = False
+        else:
+            _available["numba"] = True
+    return _available["numba"]
+
+
+def set_default_backend(backend: str) -> None:
+    """What ``"auto"`` means in this process when ``MEMLAB_KERNEL_BACKEND`` is unset."""
+    _default["backend"] = _check("backend", backend)
+
+
+@contextmanager
+def default_backend(backend: str) -> Iterator[None]:
+    """:func:`set_default_backend` for the block, then the previous default again.
+
+    >>> with default_backend("numpy"):
+    ...     resolve_backend()
+    'numpy'
+    """
+    previous = _default["backend"]
+    set_default_backend(backend)
+    try:
+        yield
+    finally:
+        _default["backend"] = previous
+
+
+def resolve_backend(backend: str = "auto") -> str:
+    """``"numpy"`` or ``"numba"``: what ``backend`` runs on (module docstring); asking for
+    ``"numba"`` without numba installed is an error."""
+    _check("backend", backend)
+    if backend == "auto":
+        env = os.environ.get(ENV_BACKEND, "").strip()
+        backend = _check(ENV_BACKEND, env) if env else _default["backend"]
+    if backend == "auto":
+        return "numba" if numba_available() else "numpy"
+    if backend == "numba" and not numba_available():
+        raise ImportError("backend='numba' needs numba: pip install 'memlab[speed]' (or use "
+                          "backend='auto' or 'numpy')")
+    return backend

@@ -1,0 +1,65 @@
+"""The compiled MMR backend (memlab.kernels.mmr_numba) equals the numpy kernels bit for bit,
+and the backend switch (memlab.kernels.backend) resolves as documented."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from memlab.kernels.backend import default_backend, resolve_backend, set_default_backend
+from memlab.kernels.mmr import jaccard_rows, mmr_order
+
+pytest.importorskip("numba")
+
+
+def test_jaccard_backends_agree_bit_for_bit_with_repeats_and_empty_rows():
+    rng = np.random.default_rng(11)
+    for _ in range(1500):
+        n_docs, vocab = int(rng.integers(1, 60)), int(rng.integers(1, 90))
+        dense = rng.random((n_docs, vocab)) < rng.random() * 0.5
+        dense[rng.random(n_docs) < 0.15] = False
+        matrix = sp.csr_matrix(dense.astype(np.float32))
+        rows = rng.integers(0, n_docs, int(rng.integers(0, 50)))
+        a = jaccard_rows(matrix, rows, backend="numpy")
+        b = jaccard_rows(matrix, rows, backend="numba")
+        assert a.shape == b.shape and np.array_equal(a, b)
+
+
+def test_mmr_backends_pick_the_same_items_with_ties_and_early_stops():
+    rng = np.random.default_rng(12)
+    for trial in range(3000):
+        n = int(rng.integers(2, 45))
+        dense = rng.random((n, 20)) < 0.3
+        sim = jaccard_rows(sp.csr_matrix(dense.astype(np.float32)), np.arange(n), "numpy")
+        pool = np.round(rng.random(5), 1)  # few distinct scores: ties on purpose
+        scores = np.sort(rng.choice(pool, n) if trial % 2 else rng.random(n))[::-1].copy()
+        lam = float(rng.choice([0.0, 0.3, 0.5, 0.7, 0.99, rng.random()]))
+        keep = rng.random(n) < 0.5 if trial % 3 else None
+        limit = int(rng.integers(0, 8)) if keep is not None else None
+        want = mmr_order(scores, sim, lam, keep, limit, backend="numpy")
+        got = mmr_order(scores, sim, lam, keep, limit, backend="numba")
+        assert got.tolist() == want.tolist()
+
+
+def test_nan_scores_stay_on_numpy():
+    scores = np.array([np.nan, 0.5, 0.2])
+    sim = np.eye(3)
+    assert mmr_order(scores, sim, 0.5, backend="numba").tolist() == \
+        mmr_order(scores, sim, 0.5, backend="numpy").tolist()
+
+
+def test_backend_resolution(monkeypatch):
+    monkeypatch.delenv("MEMLAB_KERNEL_BACKEND", raising=False)
+    assert resolve_backend("auto") == "numba"  # importable here
+    with default_backend("numpy"):
+        assert resolve_backend("auto") == "numpy"
+        assert resolve_backend("numba") == "numba"  # an explicit backend wins
+        monkeypatch.setenv("MEMLAB_KERNEL_BACKEND", "numba")
+        assert resolve_backend("auto") == "numba"  # the environment wins over the default
+    assert resolve_backend("auto") == "numba"
+    monkeypatch.setenv("MEMLAB_KERNEL_BACKEND", "fast")
+    with pytest.raises(ValueError, match="MEMLAB_KERNEL_BACKEND must be one of"):
+        resolve_backend("auto")
+    with pytest.raises(ValueError, match="backend must be one of"):
+        set_default_backend("gpu")
