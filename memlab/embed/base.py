@@ -12,6 +12,7 @@ Adding a provider is one new module in :mod:`memlab.embed` whose class is decora
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -73,12 +74,19 @@ def is_secret_setting(name: str, value: Any = None) -> bool:
     >>> is_secret_setting("max_input_tokens"), is_secret_setting("accessToken")
     (False, True)
     """
-    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", str(name)).lower()
-    words = [w for w in re.split(r"[^a-z0-9]+", spaced) if w]
-    joined = "".join(words)
-    if any(w in _SECRET_WORDS for w in words) or any(s in joined for s in _SECRET_JOINED):
+    if _secret_name(str(name)):
         return True
     return isinstance(value, str) and bool(_SECRET_VALUE.match(value))
+
+
+@functools.lru_cache(maxsize=4096)
+def _secret_name(name: str) -> bool:
+    """The name half of :func:`is_secret_setting` (a pure function of the name, memoised:
+    every cache-key computation asks it for the same few setting names)."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
+    words = [w for w in re.split(r"[^a-z0-9]+", spaced) if w]
+    joined = "".join(words)
+    return any(w in _SECRET_WORDS for w in words) or any(s in joined for s in _SECRET_JOINED)
 
 
 def scrub_secrets(obj: Any, extra: frozenset[str] | set[str] = frozenset()) -> Any:
