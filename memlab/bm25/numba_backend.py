@@ -147,6 +147,32 @@ def _first_at_least(a, lo, hi, x):
     return lo
 
 
+#: Relative widening of the dense path's score bounds: a sum of n float64 products in any
+#: order is within n units in the last place (~1.1e-16 each) of the exact sum, so 1e-9 covers
+#: queries of up to millions of terms; a bound this much too high only costs a look-up.
+SLACK = 1e-9
+
+
+@njit(cache=True, nogil=True)
+def _seek(a, lo, hi, x):
+    """The first ``i`` in ``lo..hi`` with ``a[i] >= x`` (``hi`` if none; ``a[lo:hi]``
+    ascending), galloping from ``lo``: a few steps when it is near."""
+    if lo >= hi or a[lo] >= x:
+        return lo
+    step = 1
+    while lo + step < hi and a[lo + step] < x:
+        lo += step
+        step <<= 1
+    return _first_at_least(a, lo + 1, min(lo + step, hi), x)
+
+
+#: The dense path skips a block's postings of its low-scoring terms (MaxScore) only when they
+#: are at least this many times (number of query terms) x the postings it still adds: each
+#: document those touch that could still beat the floor is then looked up in every term
+#: (a galloping search from the previous one), which costs more than adding a posting.
+PRUNE_RATIO = 4
+
+
 #: Documents per block of the dense path: a query's postings are added block by block into
 #: this many scratch scores (32 KiB of float64, so they stay in the L1 cache), each block
 #: scanned for the top-k and zeroed while still cached.
@@ -217,7 +243,7 @@ def _emit(buf_s, buf_d, n, k, tmp, out_s, out_d, base):
 
 
 @njit(cache=True, nogil=True)
-def _rank_batch(w_ptr, w_idx, w_dat, min_w, p_ptr, p_idx, same_pattern, q_ptr, q_idx, q_dat,
+def _rank_batch(w_ptr, w_idx, w_dat, min_w, max_w, p_ptr, p_idx, same_pattern, q_ptr, q_idx, q_dat,
                 c_ptr, c_idx, const, need, match_all, depth, n_docs, block, acc, cnt, touched):
     # acc (float64), cnt (int32) and touched (int64) have n_docs entries; acc and cnt are
     # all zero on entry and are left all zero (only what a query touched is reset); block
@@ -226,7 +252,12 @@ def _rank_batch(w_ptr, w_idx, w_dat, min_w, p_ptr, p_idx, same_pattern, q_ptr, q
     max_terms = 0
     for row in range(n_q):
         max_terms = max(max_terms, q_ptr[row + 1] - q_ptr[row])
-    cur = np.empty(max_terms, dtype=np.int64)  # the dense path's cursor per query term
+    # the dense path's per query term: cursor, look-up cursor, largest product, skipped?
+    cur = np.empty(max_terms, dtype=np.int64)
+    seek = np.empty(max_terms, dtype=np.int64)
+    top = np.empty(max_terms, dtype=np.float64)
+    skip = np.zeros(max_terms, dtype=np.bool_)
+    pre = np.empty(max_terms + 1, dtype=np.float64)
     block = min(block, n_docs)
     # output bound: per query at most min(depth, documents, postings of its hit terms)
     bound = np.zeros(n_q + 1, dtype=np.int64)
@@ -279,21 +310,86 @@ def _rank_batch(w_ptr, w_idx, w_dat, min_w, p_ptr, p_idx, same_pattern, q_ptr, q
             # when fewer than ``limit`` of its hits beat it, that block is scanned again
             # from 0, so the guess never loses a hit. Later blocks start from the floor the
             # earlier ones left (0 while fewer than ``limit`` hits were seen).
+            n_t = hi_q - lo_q
             for j in range(lo_q, hi_q):
                 cur[j - lo_q] = w_ptr[q_idx[j]]
+                top[j - lo_q] = max_w[q_idx[j]] * q_dat[j]
+            # MaxScore over the terms (by their largest product, ascending): once ``limit``
+            # hits beat ``floor``, a block skips adding the postings of the first ``e``
+            # terms when even all of them together (``pre[e]``, widened by SLACK for
+            # rounding) do not beat it; a document then counts only if it holds another
+            # term and could still beat the floor, and gets its exact score by looking its
+            # terms up in ascending term id (the same additions as adding postings).
+            by_top = np.argsort(top[:n_t])
+            pre[0] = 0.0
+            for i in range(n_t):
+                pre[i + 1] = pre[i] + top[by_top[i]]
             floor = 0.0
+            f_d = -1
             for b0 in range(0, n_docs, block):
                 b1 = min(b0 + block, n_docs)
+                e = 0
+                if n >= limit:
+                    while e < n_t and pre[e + 1] * (1.0 + SLACK) <= floor:
+                        e += 1
+                for i in range(n_t):
+                    skip[by_top[i]] = i < e
+                n_skip = 0
+                n_keep = 0
                 for j in range(lo_q, hi_q):
-                    t = q_idx[j]
-                    qw = q_dat[j]
                     lo = cur[j - lo_q]
-                    hi = w_ptr[t + 1]
+                    hi = w_ptr[q_idx[j] + 1]
                     if b1 < n_docs:
                         hi = _first_at_least(w_idx, lo, hi, b1)
-                    for k in range(lo, hi):
-                        acc[w_idx[k] - b0] += w_dat[k] * qw
+                    seek[j - lo_q] = lo  # this block's postings of the term: seek..cur
                     cur[j - lo_q] = hi
+                    if skip[j - lo_q]:
+                        n_skip += hi - lo
+                    else:
+                        n_keep += hi - lo
+                if e > 0 and n_skip >= PRUNE_RATIO * n_t * n_keep:
+                    # the other terms' postings, with the documents they touch
+                    m = 0
+                    for j in range(lo_q, hi_q):
+                        if skip[j - lo_q]:
+                            continue
+                        qw = q_dat[j]
+                        for k in range(seek[j - lo_q], cur[j - lo_q]):
+                            i = w_idx[k] - b0
+                            a = acc[i]
+                            if a == 0.0:
+                                touched[m] = i
+                                m += 1
+                            acc[i] = a + w_dat[k] * qw
+                    rest = pre[e]
+                    n_c = 0
+                    for ti in range(m):  # the candidates: those that could beat the floor
+                        i = touched[ti]
+                        s = acc[i]
+                        acc[i] = 0.0
+                        if (s + rest) * (1.0 + SLACK) > floor:
+                            touched[n_c] = i
+                            n_c += 1
+                    touched[:n_c].sort()  # ascending, so each term's look-ups move forward
+                    for ci in range(n_c):
+                        d = b0 + touched[ci]
+                        s = 0.0
+                        for j in range(lo_q, hi_q):
+                            k = _seek(w_idx, seek[j - lo_q], cur[j - lo_q], d)
+                            seek[j - lo_q] = k
+                            if k < cur[j - lo_q] and w_idx[k] == d:
+                                s += w_dat[k] * q_dat[j]
+                        if s > floor:
+                            buf_s[n] = s
+                            buf_d[n] = d
+                            n += 1
+                            if n == size and n > limit:
+                                n, floor, f_d = _compact(buf_s, buf_d, n, limit, tmp)
+                    continue
+                for j in range(lo_q, hi_q):
+                    qw = q_dat[j]
+                    for k in range(seek[j - lo_q], cur[j - lo_q]):
+                        acc[w_idx[k] - b0] += w_dat[k] * qw
                 if b0 == 0:
                     floor = _guess_floor(acc, b1, limit, tmp)
                 while True:
@@ -394,7 +490,8 @@ class _Kernel:
     def __init__(self, post: Postings):
         w = post.weights
         p = w if post.presence is None else post.presence
-        self.args = (w.indptr, w.indices, w.data, post.min_weight, p.indptr, p.indices)
+        self.args = (w.indptr, w.indices, w.data, post.min_weight, post.max_weight, p.indptr,
+                     p.indices)
         self.same = post.presence is None
         self.n_docs = post.n_docs
         self.pool: list[tuple[np.ndarray, ...]] = []

@@ -62,6 +62,16 @@ class Postings:
         return out
 
     @cached_property
+    def max_weight(self) -> np.ndarray:
+        """Each term's largest weight (0.0 for a term without postings: it adds nothing)."""
+        w = self.weights
+        out = np.zeros(w.shape[0])
+        nonempty = np.diff(w.indptr) > 0
+        if w.nnz:
+            out[nonempty] = np.maximum.reduceat(w.data, w.indptr[:-1][nonempty])
+        return out
+
+    @cached_property
     def _numpy_views(self) -> tuple[list[int], np.ndarray, list[int], np.ndarray]:
         w = self.weights
         ptr, idx = w.indptr.tolist(), w.indices.astype(np.intp, copy=False)
