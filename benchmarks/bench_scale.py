@@ -206,11 +206,13 @@ def main(argv: list[str] | None = None) -> int:
     embedder = Uncached(provider) if args.no_cache else CachedEmbedder(provider)
     warm, queries = query_texts[:n_warm], query_texts[n_warm:]
     qrow = {t: j for j, t in enumerate(query_texts)}
-    build = {}
+    build, rss_steps = {}, {"texts": rss_mb() - rss0}
     t0 = time.perf_counter()
     corpus = Corpus.from_texts(chunk_texts, dated_paths(n, per_file=max(25, n // 2000)))
     del chunk_texts
     build["chunk table"] = time.perf_counter() - t0
+    gc.collect()
+    rss_steps["chunk table"] = rss_mb() - rss0
     config = {"memorySearch": {"provider": "local", "query": {"hybrid": {
         "mmr": {"enabled": True}, "temporalDecay": {"enabled": True}}}},
         "memlab": {"keyword": "fts5", "vectorIndex": "Flat"}}
@@ -219,10 +221,14 @@ def main(argv: list[str] | None = None) -> int:
     fusion = pipe.stages[0]
     vec, fts = fusion.vector.stage, fusion.text.stage
     mmr = next(s for s in pipe.stages if type(s).__name__ == "MMR")
-    build["vector leg (vectors + Flat)"] = timed(vec.fit)
-    build["FTS5 table"] = timed(lambda: fts.transform_query(Query(warm[0], boost=False)))
-    build["MMR token matrix"] = timed(mmr.token_matrix)
-    build["first search (result columns)"] = timed(lambda: ms.search(warm[0], now=NOW))
+    steps = {"vector leg (vectors + Flat)": vec.fit,
+             "FTS5 table": lambda: fts.transform_query(Query(warm[0], boost=False)),
+             "MMR token matrix": mmr.token_matrix,
+             "first search (result columns)": lambda: ms.search(warm[0], now=NOW)}
+    for name, step in steps.items():
+        build[name] = timed(step)
+        gc.collect()
+        rss_steps[name] = rss_mb() - rss0  # cumulative RSS growth (MB) after each step
     for q in warm:
         ms.search(q, now=NOW)
     gc.collect()
@@ -285,6 +291,7 @@ def main(argv: list[str] | None = None) -> int:
            "vector_plus_text_kb": target_kb,
            "memory_ratio_flat": per_chunk["flat_kb"] / target_kb,
            "memory_ratio_ann": per_chunk["ann_kb"] / target_kb,
+           "rss_growth_mb_after_step": rss_steps,
            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
            "benchmark_own_arrays_mb": (docs.nbytes + qvecs.nbytes + del_ids_bytes) / 2**20,
            "loadavg_before": load_before, "loadavg_after": load_after,
@@ -311,6 +318,8 @@ def main(argv: list[str] | None = None) -> int:
           f"one at a time, faiss threads {args.threads}; vector + text bytes per chunk "
           f"{target_kb:.2f} KB; load {load_before[0]:.2f} -> {load_after[0]:.2f}")
     print("build s: " + ", ".join(f"{k} {v:.1f}" for k, v in build.items()))
+    print("RSS growth MB after each step: "
+          + ", ".join(f"{k} {v:.0f}" for k, v in rss_steps.items()))
     print(markdown(headers, body))
     path = write_json("bench_scale", {"versions": versions("faiss-cpu"),
                                       "params": vars(args) | {"out": str(args.out)},
