@@ -11,6 +11,12 @@
 
   (a query without tokens keeps ``text_score``). Token counting lives in
   :mod:`memlab.text.openclaw_keywords`; this is the formula on the counts.
+  :func:`length_boost` is its last term, :func:`boosted_from_counts` the formula with that
+  term given (per document, computed once per corpus).
+* :func:`boost_hits`: the same formula for many hits at once, counting each hit's overlap
+  from a :class:`BoostTable` (every document's distinct token ids): on ``backend="numpy"``
+  (searches of ``document * vocabulary + token`` keys) or ``"numba"``
+  (:mod:`memlab.kernels.keyword_numba`, optional, the same bits).
 * :func:`merge_keyword_hits`: ``mergeKeywordSearchHits``, the keyword fallback's merge.
 
 >>> import numpy as np
@@ -49,8 +55,16 @@ def bm25_rank_to_score(rank: Any) -> Any:
 def relevance_to_score(relevance: Any) -> Any:
     """:func:`bm25_rank_to_score` of the rank ``-r`` of BM25 relevances ``r`` (0 for r <= 0)."""
     r = np.asarray(relevance, dtype=np.float64)
+    if r.ndim and r.size and r.min() > 0 and r.max() < np.inf:
+        # every r finite and positive (BM25 hits): -(-r) / (1 + -(-r)) is r / (1 + r)
+        return r / (1 + r)
     out = np.where(r > 0, bm25_rank_to_score(-np.maximum(r, 0.0)), 0.0)
     return float(out) if out.ndim == 0 else out
+
+
+def length_boost(text_len16: Any) -> np.ndarray:
+    """The boost's length term ``min(len16(text) / 160, 0.18)`` of UTF-16 text lengths."""
+    return np.minimum(np.asarray(text_len16, dtype=np.float64) / LENGTH_DIVISOR, LENGTH_CAP)
 
 
 def boosted_score(text_score: Any, overlap: Any, n_query_tokens: Any, n_text_tokens: Any,
@@ -62,16 +76,138 @@ def boosted_score(text_score: Any, overlap: Any, n_query_tokens: Any, n_text_tok
     UTF-16 length. JavaScript adds 0.18 once per path token; ``n * 0.18`` equals that sum
     for ``n < 6`` and above it the score is capped at 1 either way.
     """
+    return boosted_from_counts(text_score, overlap, n_query_tokens, n_text_tokens, path_hits,
+                               length_boost(text_len16))
+
+
+def boosted_from_counts(text_score: Any, overlap: Any, n_query_tokens: Any,
+                        n_text_tokens: Any, path_hits: Any, length_boosts: Any) -> np.ndarray:
+    """:func:`boosted_score` with its length term already computed (:func:`length_boost`)."""
     text_score = np.asarray(text_score, dtype=np.float64)
     n_q = np.asarray(n_query_tokens, dtype=np.float64)
     overlap = np.asarray(overlap, dtype=np.float64)
     unique_overlap = overlap / np.maximum(n_q, 1.0)
     density = overlap / np.maximum(np.asarray(n_text_tokens, dtype=np.float64), 1.0)
     path_boost = np.asarray(path_hits, dtype=np.float64) * PATH_BOOST
-    length_boost = np.minimum(np.asarray(text_len16, dtype=np.float64) / LENGTH_DIVISOR,
-                              LENGTH_CAP)
-    lexical = unique_overlap * W_OVERLAP + density * W_DENSITY + path_boost + length_boost
+    lexical = (unique_overlap * W_OVERLAP + density * W_DENSITY + path_boost
+               + np.asarray(length_boosts, dtype=np.float64))
+    if n_q.ndim == 0 and n_q > 0:  # one query with tokens: no per-hit choice
+        return np.minimum(1.0, text_score + lexical)
     return np.where(n_q > 0, np.minimum(1.0, text_score + lexical), text_score)
+
+
+class BoostTable:
+    """What :func:`boost_hits` reads of each document: its distinct token ids, ascending
+    (the CSR rows ``tokens[indptr[d]:indptr[d + 1]]``), their number and its
+    :func:`length_boost`. Built once per corpus (:class:`memlab.text.OpenClawDocs`).
+
+    ``n_vocab`` bounds the token ids. The searchable keys of the numpy backend, the
+    token-major postings and scratch arrays of the numba one are made on first use and kept.
+    """
+
+    def __init__(self, indptr: np.ndarray, tokens: np.ndarray, n_vocab: int,
+                 length_boosts: np.ndarray):
+        self.indptr = np.ascontiguousarray(indptr, dtype=np.int64)
+        self.tokens = np.ascontiguousarray(tokens, dtype=np.int32)
+        self.n_vocab = int(n_vocab)
+        self.length_boosts = np.ascontiguousarray(length_boosts, dtype=np.float64)
+        self.n_unique = np.diff(self.indptr).astype(np.float64)
+        # numba: zeroed scratch arrays, one pair per concurrent call
+        self.pool: list[tuple[np.ndarray, np.ndarray]] = []
+        self._keys: np.ndarray | None = None
+        self._postings: tuple[np.ndarray, np.ndarray] | None = None
+
+    @property
+    def postings(self) -> tuple[np.ndarray, np.ndarray]:
+        """The same table token-major: ``(t_ptr, t_docs)``, token ``t``'s documents
+        ``t_docs[t_ptr[t]:t_ptr[t + 1]]`` ascending (built on first read, kept)."""
+        if self._postings is None:
+            order = np.argsort(self.tokens, kind="stable")  # documents stay ascending
+            docs = np.repeat(np.arange(len(self.indptr) - 1, dtype=np.int32),
+                             np.diff(self.indptr))
+            t_ptr = np.zeros(self.n_vocab + 1, dtype=np.int64)
+            np.cumsum(np.bincount(self.tokens, minlength=self.n_vocab), out=t_ptr[1:])
+            self._postings = (t_ptr, np.ascontiguousarray(docs[order]))
+        return self._postings
+
+    @property
+    def keys(self) -> np.ndarray:
+        """``document * max(n_vocab, 1) + token`` of every (document, token), ascending."""
+        if self._keys is None:
+            docs = np.repeat(np.arange(len(self.indptr) - 1, dtype=np.int64),
+                             np.diff(self.indptr))
+            self._keys = docs * max(self.n_vocab, 1) + self.tokens
+        return self._keys
+
+
+def hits_overlap(table: BoostTable, docnos: np.ndarray, q_ptr: np.ndarray, q_ids: np.ndarray,
+                 qrow_of: np.ndarray | None = None) -> np.ndarray:
+    """Per hit: how many of its query's token ids (``q_ids[q_ptr[r]:q_ptr[r + 1]]``, distinct,
+    for the hit's query ``r = qrow_of[i]``; one query when ``qrow_of`` is None) its document
+    ``docnos[i]`` holds (int64)."""
+    keys = table.keys
+    width = max(table.n_vocab, 1)
+    docnos = np.asarray(docnos, dtype=np.int64)
+    if len(keys) == 0 or len(q_ids) == 0 or len(docnos) == 0:
+        return np.zeros(len(docnos), dtype=np.int64)
+    # hits in docno order, ids ascending: the needles ascend, so each search starts at the last
+    by_doc = np.argsort(docnos, kind="stable")
+    if qrow_of is None:
+        ids = np.sort(q_ids)
+        want = np.add.outer(docnos[by_doc] * width, ids).ravel()
+        at = keys.searchsorted(want)
+        np.minimum(at, len(keys) - 1, out=at)
+        found = (keys[at] == want).reshape(len(docnos), len(ids)).sum(axis=1)
+        out = np.empty(len(docnos), dtype=np.int64)
+        out[by_doc] = found
+        return out
+    qrow_of = np.asarray(qrow_of, dtype=np.int64)[by_doc]
+    n_tok = (q_ptr[qrow_of + 1] - q_ptr[qrow_of]).astype(np.int64)
+    hit_of = np.repeat(by_doc, n_tok)
+    offsets = np.cumsum(n_tok) - n_tok
+    pos = (np.arange(int(n_tok.sum()), dtype=np.int64)
+           + np.repeat(q_ptr[qrow_of].astype(np.int64) - offsets, n_tok))
+    want = docnos[hit_of] * width + q_ids[pos]
+    at = keys.searchsorted(want)
+    np.minimum(at, len(keys) - 1, out=at)
+    return np.bincount(hit_of, weights=keys[at] == want,
+                       minlength=len(docnos)).astype(np.int64)
+
+
+def boost_hits(table: BoostTable, text_score: np.ndarray, docnos: np.ndarray,
+               q_ptr: np.ndarray, q_ids: np.ndarray, n_query_tokens: np.ndarray,
+               path_hits: np.ndarray | None = None, qrow_of: np.ndarray | None = None,
+               backend: str = "numpy") -> np.ndarray:
+    """:func:`boosted_score` of hits ``(query r = qrow_of[i], document docnos[i])``, the
+    overlap counted from ``table`` (:func:`hits_overlap`); one query when ``qrow_of`` is None.
+
+    Per query ``r``: its distinct known token ids ``q_ids[q_ptr[r]:q_ptr[r + 1]]`` and its
+    number of distinct tokens ``n_query_tokens[r]`` (unknown ones included); per hit: its
+    text score and ``path_hits`` (None: 0). ``backend``: ``"numpy"``, or ``"numba"``
+    (:func:`memlab.kernels.keyword_numba.boost_hits_numba`, the same bits).
+    """
+    text_score = np.asarray(text_score, dtype=np.float64)
+    docnos = np.asarray(docnos, dtype=np.int64)
+    q_ptr = np.asarray(q_ptr, dtype=np.int64)
+    q_ids = np.asarray(q_ids, dtype=np.int64)
+    n_query_tokens = np.asarray(n_query_tokens, dtype=np.float64)
+    if backend == "numba":
+        from memlab.kernels.keyword_numba import boost_hits_numba
+
+        return boost_hits_numba(
+            table, text_score, docnos, q_ptr, q_ids, n_query_tokens,
+            None if path_hits is None else np.asarray(path_hits, dtype=np.int64),
+            None if qrow_of is None else np.asarray(qrow_of, dtype=np.int64),
+            (W_OVERLAP, W_DENSITY, PATH_BOOST))
+    if backend != "numpy":
+        raise ValueError(f"backend must be 'numpy' or 'numba' (got {backend!r})")
+    if len(docnos) == 0:
+        return np.zeros(0)
+    overlap = hits_overlap(table, docnos, q_ptr, q_ids, qrow_of)
+    n_q = n_query_tokens[0] if qrow_of is None else n_query_tokens[qrow_of]
+    return boosted_from_counts(text_score, overlap, n_q, table.n_unique[docnos],
+                               0.0 if path_hits is None else path_hits,
+                               table.length_boosts[docnos])
 
 
 def merge_keyword_hits(group: np.ndarray, docno: np.ndarray, text_score: np.ndarray,

@@ -58,13 +58,14 @@ score every keyword with their own ranker.)
 from __future__ import annotations
 
 import numbers
+import operator
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from memlab.bm25.index import bm25_weights, count_texts
-from memlab.bm25.score import BACKENDS, Postings, QueryTerms, query_terms, rank
+from memlab.bm25.score import BACKENDS, Postings, QueryTerms, query_terms, rank, resolve_backend
 from memlab.frames import Query, QueryHits, as_queries, build_hits
 from memlab.kernels.keyword import merge_keyword_hits
 from memlab.kernels.keyword import relevance_to_score as bm25_rank_to_score
@@ -106,6 +107,22 @@ def _check_number(name: str, value: Any, low: float, high: float | None = None,
 def _check_bool(name: str, value: Any) -> None:
     if not isinstance(value, bool | np.bool_):
         raise TypeError(f"{name} must be True or False (got {value!r})")
+
+
+_PARAM_GETTERS: dict[type, operator.itemgetter] = {}
+
+
+def _params_of(obj: Any) -> tuple:
+    """``obj.get_params(deep=False)``'s values, read from its instance dict in one call (the
+    names are asked once per class; a parameter missing from the dict raises KeyError)."""
+    getter = _PARAM_GETTERS.get(type(obj))
+    if getter is None:
+        names = list(obj.get_params(deep=False))
+        getter = _PARAM_GETTERS[type(obj)] = (
+            (lambda d: ()) if not names else
+            (lambda d, g=operator.itemgetter(*names): (g(d),)) if len(names) == 1 else
+            operator.itemgetter(*names))
+    return getter(obj.__dict__)
 
 
 class _LexicalStage(Stage):
@@ -179,8 +196,31 @@ class _LexicalStage(Stage):
         corpus = self.corpus
         return (id(corpus), id(corpus.chunks), len(corpus.chunks), self._tokenizer_key())
 
+    def _fit_state(self) -> tuple[tuple, int]:
+        """What :meth:`_fit` depends on, cheaply: the parameter objects, the corpus' chunk
+        table and the tokenizer's parameter objects (compared by identity: assigning a
+        parameter, even an equal one, makes it differ), and the number of chunks."""
+        corpus, tok = self.corpus, self.tokenizer
+        chunks = getattr(corpus, "chunks", None)
+        try:
+            own = _params_of(self)
+            tok_params = () if tok is None or not hasattr(tok, "get_params") else \
+                _params_of(tok)
+        except KeyError:  # a parameter that is not an instance attribute: never the same
+            return (object(),), -1
+        return ((*own, chunks, tok, *tok_params), -1 if chunks is None else len(chunks))
+
     def _fit(self) -> None:
-        """Build (or reuse) the tokenised corpus and the weight matrix for the current params."""
+        """Build (or reuse) the tokenised corpus and the weight matrix for the current params.
+
+        Returns at once (the fixed cost of one query at a time) while :meth:`_fit_state` is
+        that of the last complete fit."""
+        objects, n_chunks = state = self._fit_state()
+        cached = self.__dict__.get("_fit_state_cache")
+        if (cached is not None and cached[1] == n_chunks and len(cached[0]) == len(objects)
+                and all(map(operator.is_, objects, cached[0]))):
+            return
+        self.__dict__.pop("_fit_state_cache", None)
         self._validate_common()
         self._validate_weight_params()
         counts_key = self._counts_key()
@@ -192,6 +232,9 @@ class _LexicalStage(Stage):
         if self.__dict__.get("_weight_key_cache") != weight_key:
             self._build_weights()
             self.__dict__["_weight_key_cache"] = weight_key
+        # the boost's backend (speed only: both give the same bits), resolved once per fit
+        self.__dict__["_boost_backend"] = resolve_backend(self.backend)
+        self.__dict__["_fit_state_cache"] = state
 
     def _build_counts(self) -> None:
         """Tokenise the corpus: ``vocabulary_``, ``doc_term_counts_`` (docs × terms),
@@ -295,8 +338,8 @@ class _LexicalStage(Stage):
                                  fallback=np.ones(len(docnos), dtype=bool))
         text_scores = self._text_scores(scores)
         if query.boost:
-            boosted = self._boosted(np.zeros(len(docnos), dtype=np.int64), docnos, [text],
-                                    text_scores)
+            boosted = self._openclaw_doc_table().boosted_query(text, docnos, text_scores,
+                                                               self._boost_backend)
         else:
             boosted = np.full(len(docnos), np.nan)
         return QueryHits(docnos, scores, text_score=text_scores, boosted_score=boosted,
@@ -370,7 +413,8 @@ class _LexicalStage(Stage):
     def _boosted(self, qrow_of: np.ndarray, docnos: np.ndarray, queries: Sequence[str],
                  text_scores: np.ndarray) -> np.ndarray:
         """:func:`openclaw_boosted_score` of every hit ``(queries[qrow_of[i]], docnos[i])``."""
-        return self._openclaw_doc_table().boosted(qrow_of, docnos, queries, text_scores)
+        return self._openclaw_doc_table().boosted(qrow_of, docnos, queries, text_scores,
+                                                  self._boost_backend)
 
 
 class BM25(_LexicalStage):

@@ -14,16 +14,28 @@ of one corpus at once (the BM25 and TF-IDF legs).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
-from typing import Any
+from itertools import chain
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from memlab.kernels.keyword import boosted_score
+from memlab.bm25.score import ENV_BACKEND, resolve_backend
+from memlab.kernels.keyword import (
+    BoostTable,
+    boost_hits,
+    boosted_score,
+    hits_overlap,
+    length_boost,
+)
 from memlab.text.counts import count_matrix
 from memlab.text.js import utf16_length
 from memlab.text.tokenize import openclaw_fts_tokens
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 __all__ = ["OpenClawDocs", "boost_counts", "corpus_docs", "openclaw_boosted_score",
            "openclaw_boosted_scores"]
@@ -76,21 +88,26 @@ def corpus_docs(cache: dict[str, Any], corpus: Any) -> OpenClawDocs:
 
 
 class OpenClawDocs:
-    """Per-document inputs of OpenClaw's boost, built once per corpus: a token × doc binary
-    matrix of the lower-cased ``[\\p{L}\\p{N}_]+`` tokens and its vocabulary, each doc's
-    number of distinct tokens and UTF-16 text length, and path-containment tests."""
+    """Per-document inputs of OpenClaw's boost, built once per corpus: every document's
+    distinct lower-cased ``[\\p{L}\\p{N}_]+`` tokens as ids of ``vocabulary`` (ascending, in
+    ``table``, a :class:`memlab.kernels.keyword.BoostTable` with each document's length term),
+    each doc's number of distinct tokens and UTF-16 text length, and path-containment tests.
+
+    :meth:`boosted_query` boosts one query's hits, :meth:`boosted` many queries' hits; both
+    run :func:`memlab.kernels.keyword.boost_hits` on ``backend`` (``"auto"``: numba when
+    importable, as :func:`memlab.bm25.score.resolve_backend`; the same bits either way)."""
 
     def __init__(self, corpus: Any, key: tuple):
         self.key = key
         texts = corpus.texts
         self.vocabulary: dict[str, int] = {}
         matrix = count_matrix([openclaw_fts_tokens(t) for t in texts], self.vocabulary,
-                               grow=True)
-        matrix.data[:] = 1.0
+                               grow=True)  # rows with sorted, distinct token ids
         self.n_unique = np.diff(matrix.indptr)
-        self.doc_token = matrix  # docs × tokens, sorted indices
-        self._keys: np.ndarray | None = None
         self.len16 = np.fromiter(map(utf16_length, texts), dtype=np.float64, count=len(texts))
+        self.table = BoostTable(matrix.indptr, matrix.indices, len(self.vocabulary),
+                                length_boost(self.len16))
+        del matrix
         lowered = pd.Series([str(p).lower() for p in corpus.chunks["path"]], dtype=object)
         codes, uniques = pd.factorize(lowered)
         self.path_code = np.asarray(codes, dtype=np.int64)
@@ -98,31 +115,36 @@ class OpenClawDocs:
         self.all_paths = "\x00".join(self.paths)
         self._contains: dict[str, np.ndarray | None] = {}
 
+    @property
+    def doc_token(self) -> sp.csr_matrix:
+        """Docs × tokens, 1.0 where a document has a token (CSR, sorted indices), built from
+        ``table`` on each read."""
+        import scipy.sparse as sp
+
+        t = self.table
+        return sp.csr_matrix((np.ones(len(t.tokens)), t.tokens, t.indptr),
+                             shape=(len(t.indptr) - 1, len(self.vocabulary)))
+
+    def query_ids(self, qtokens: Sequence[Sequence[str]]
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Queries' distinct tokens as kernel input: ``(q_ptr, q_ids, n_tokens)``, query
+        ``r``'s known token ids ``q_ids[q_ptr[r]:q_ptr[r + 1]]`` (ascending) and its number
+        of tokens (unknown ones included, float)."""
+        get = self.vocabulary.get
+        ids = [sorted(i for i in map(get, toks) if i is not None) for toks in qtokens]
+        lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
+        q_ptr = np.zeros(len(ids) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=q_ptr[1:])
+        q_ids = np.fromiter(chain.from_iterable(ids), dtype=np.int64, count=int(q_ptr[-1]))
+        n_tokens = np.fromiter(map(len, qtokens), dtype=np.float64, count=len(qtokens))
+        return q_ptr, q_ids, n_tokens
+
     def overlap(self, qtokens: list[list[str]], qrow_of: np.ndarray,
                 docnos: np.ndarray) -> np.ndarray:
         """Per hit: how many of its query's (unique) tokens its document contains (float)."""
-        q = count_matrix(qtokens, self.vocabulary, grow=False)
-        n_tok = np.diff(q.indptr)[qrow_of].astype(np.int64)
-        if q.nnz == 0 or n_tok.sum() == 0:
-            return np.zeros(len(docnos))
-        if self._keys is None:
-            m = self.doc_token
-            self._keys = (np.repeat(np.arange(m.shape[0], dtype=np.int64), np.diff(m.indptr))
-                          * max(len(self.vocabulary), 1) + m.indices)
-        keys = self._keys
-        if len(keys) == 0:
-            return np.zeros(len(docnos))
-        # visit the hits in docno order so the searches walk ``keys`` forwards (cache-friendly)
-        by_doc = np.argsort(docnos, kind="stable")
-        n_tok = n_tok[by_doc]
-        hit_of = np.repeat(by_doc, n_tok)
-        starts = q.indptr[qrow_of[by_doc]].astype(np.int64)
-        offsets = np.cumsum(n_tok) - n_tok
-        pos = np.arange(int(n_tok.sum()), dtype=np.int64) + np.repeat(starts - offsets, n_tok)
-        want = docnos[hit_of] * max(len(self.vocabulary), 1) + q.indices[pos]
-        at = np.minimum(np.searchsorted(keys, want), len(keys) - 1)
-        found = keys[at] == want
-        return np.bincount(hit_of, weights=found, minlength=len(docnos)).astype(np.float64)
+        q_ptr, q_ids, _ = self.query_ids(qtokens)
+        return hits_overlap(self.table, np.asarray(docnos, dtype=np.int64), q_ptr, q_ids,
+                            np.asarray(qrow_of, dtype=np.int64)).astype(np.float64)
 
     def contains(self, token: str) -> np.ndarray | None:
         """Per docno: does the lower-cased path contain ``token``? None when no path does."""
@@ -155,19 +177,57 @@ class OpenClawDocs:
             out += has_token[qrow_of] & in_path[docnos]
         return out
 
-
-# -- BM25 ----------------------------------------------------------------------------------
+    def boosted_query(self, query: str, docnos: np.ndarray, text_scores: np.ndarray,
+                      backend: str = "auto") -> np.ndarray:
+        """:func:`openclaw_boosted_score` of one query's hits (documents ``docnos``)."""
+        docnos = np.asarray(docnos, dtype=np.int64)
+        if len(docnos) == 0:
+            return np.zeros(0)
+        qtokens = list(dict.fromkeys(openclaw_fts_tokens(query)))
+        if not qtokens:
+            return np.array(text_scores, dtype=np.float64)
+        ids = [i for i in map(self.vocabulary.get, qtokens) if i is not None]
+        try:  # every token seen before: the cached tests, without a call per token
+            in_path = [a for a in map(self._contains.__getitem__, qtokens) if a is not None]
+        except KeyError:
+            in_path = [a for a in map(self.contains, qtokens) if a is not None]
+        path_hits = None
+        if in_path:
+            path_hits = in_path[0][docnos].astype(np.int64)
+            for a in in_path[1:]:
+                path_hits += a[docnos]
+        return boost_hits(self.table, text_scores, docnos, np.array([0, len(ids)]),
+                          np.array(ids, dtype=np.int64), np.array([float(len(qtokens))]),
+                          path_hits, None, _resolve(backend))
 
     def boosted(self, qrow_of: np.ndarray, docnos: np.ndarray, queries: Sequence[str],
-                text_scores: np.ndarray) -> np.ndarray:
+                text_scores: np.ndarray, backend: str = "auto") -> np.ndarray:
         """:func:`openclaw_boosted_score` of every hit ``(queries[qrow_of[i]], docnos[i])``,
         vectorised (bit-identical)."""
         if len(docnos) == 0:
             return np.zeros(0)
+        if len(queries) == 1:  # every hit is of query 0
+            return self.boosted_query(queries[0], docnos, text_scores, backend)
         qtokens = [list(dict.fromkeys(openclaw_fts_tokens(q))) for q in queries]
         docnos = np.asarray(docnos, dtype=np.int64)
         qrow_of = np.asarray(qrow_of, dtype=np.int64)
-        n_q = np.fromiter(map(len, qtokens), dtype=np.float64, count=len(qtokens))[qrow_of]
-        return boosted_score(text_scores, self.overlap(qtokens, qrow_of, docnos), n_q,
-                             self.n_unique[docnos], self.path_hits(qtokens, qrow_of, docnos),
-                             self.len16[docnos])
+        q_ptr, q_ids, n_tokens = self.query_ids(qtokens)
+        return boost_hits(self.table, text_scores, docnos, q_ptr, q_ids, n_tokens,
+                          self.path_hits(qtokens, qrow_of, docnos), qrow_of,
+                          _resolve(backend))
+
+
+_RESOLVED: dict[tuple[str, str | None], str] = {}
+
+
+def _resolve(backend: str) -> str:
+    """``"numpy"`` or ``"numba"`` for ``backend``: BM25 retrieval's choice
+    (:func:`memlab.bm25.score.resolve_backend`; ``"auto"`` is numba when importable), kept
+    per value of its environment variable."""
+    if backend == "numpy" or backend == "numba":
+        return backend
+    key = (backend, os.environ.get(ENV_BACKEND))
+    found = _RESOLVED.get(key)
+    if found is None:
+        found = _RESOLVED[key] = resolve_backend(backend)
+    return found
