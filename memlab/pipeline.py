@@ -72,32 +72,45 @@ class Selects(Protocol):
 
 class _BlasLimit:
     """numpy's BLAS thread pool held at one thread while any single query runs (a depth count
-    under a lock, so overlapping queries in threads restore the original count once, last)."""
+    under a lock, so overlapping queries in threads restore the original count once, last).
+
+    Each BLAS library's count is read and set directly through its threadpoolctl controller
+    (two ctypes calls, a few microseconds) rather than through ``ThreadpoolController.limit``,
+    which re-reads every library's full info on each call (~100 us per query); a library
+    already at one thread is left alone."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.depth = 0
-        self.pool: Any = None  # threadpoolctl's controller of the BLAS libraries (lazy)
-        self.limiter: Any = None
+        self.libs: list[Any] | None = None  # threadpoolctl's controllers of the BLAS (lazy)
+        self.saved: list[tuple[Any, int]] = []  # (controller, count to restore)
 
     def enter(self) -> None:
         with self.lock:
             if self.depth == 0:
-                if self.pool is None:
+                if self.libs is None:
                     # threadpoolctl (a scikit-learn dependency) finds the loaded BLAS
-                    # (OpenBLAS, MKL, BLIS) and sets its thread count; ~20 us per query
+                    # (OpenBLAS, MKL, BLIS) and sets its thread count
                     from threadpoolctl import ThreadpoolController
 
-                    self.pool = ThreadpoolController().select(user_api="blas")
-                self.limiter = self.pool.limit(limits=1)
+                    self.libs = list(ThreadpoolController().select(
+                        user_api="blas").lib_controllers)
+                saved = []
+                for lib in self.libs:
+                    n = lib.num_threads
+                    if n != 1:
+                        lib.set_num_threads(1)
+                        saved.append((lib, n))
+                self.saved = saved
             self.depth += 1
 
     def exit(self) -> None:
         with self.lock:
             self.depth -= 1
-            if self.depth == 0 and self.limiter is not None:
-                self.limiter.restore_original_limits()
-                self.limiter = None
+            if self.depth == 0:
+                for lib, n in self.saved:
+                    lib.set_num_threads(n)
+                self.saved = []
 
 
 _BLAS = _BlasLimit()

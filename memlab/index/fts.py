@@ -198,23 +198,25 @@ class FTS5(Stage):
         return state
 
     def _all_live(self, store: IndexStore) -> bool:
-        """Whether every FTS row of the current revision has its chunk row, so OpenClaw's
-        ``EXISTS`` filter keeps every row and can be left out of the query (same rows, less
-        work). Checked again whenever the store's revision or its last FTS rowid changes
-        (memlab writes a file's chunks and FTS rows in one transaction)."""
+        """Whether every FTS row has its chunk row, so OpenClaw's ``EXISTS`` filter keeps
+        every row and can be left out of the query (same rows, less work). Checked again
+        whenever the database may have changed: a write through this connection moves its
+        ``total_changes``, a commit by any other connection (another process or store on the
+        same file) its ``PRAGMA data_version``; either key costs far less than the two
+        look-ups (revision, last FTS rowid) it replaces on every query."""
         with store._lock:
             conn = store.connection
-            last = conn.execute(f"SELECT rowid FROM {FTS_TABLE} ORDER BY rowid DESC "
-                                "LIMIT 1").fetchone()
-            key = (id(store), store.revision(), last)
+            version = conn.execute("PRAGMA data_version").fetchone()
+            key = (conn.total_changes, version)
             cached = self.__dict__.get("_live_check")
-            if cached is None or cached[0] != key:
+            if cached is None or cached[0] is not store or cached[1] is not conn or (
+                    cached[2] != key):
                 dangling = conn.execute(
                     f"SELECT 1 FROM {FTS_TABLE} WHERE NOT EXISTS (SELECT 1 FROM "
                     f"{CHUNKS_TABLE} c WHERE c.id = {FTS_TABLE}.id) LIMIT 1").fetchone()
-                cached = (key, dangling is None)
+                cached = (store, conn, key, dangling is None)
                 self.__dict__["_live_check"] = cached
-        return cached[1]
+        return cached[3]
 
     def _doc_table(self) -> OpenClawDocs | None:
         """The boost's per-chunk token table of the corpus this leg searches (``None`` over
@@ -272,6 +274,8 @@ class FTS5(Stage):
                     [*like_params, *source_params, limit]).fetchall()
         if not used_match:
             return [(cid, path, text, float(rank), 1.0) for cid, path, text, rank in rows]
+        if not rows:
+            return []
         scores = bm25_rank_to_score(np.array([float(r[3]) for r in rows])).tolist()
         return [(cid, path, text, float(rank), score)
                 for (cid, path, text, rank), score in zip(rows, scores, strict=True)]

@@ -27,3 +27,17 @@ def leg_cut(ranks: np.ndarray, k: int, fallback: np.ndarray | None = None) -> np
     if fallback is not None:
         keep = keep | np.asarray(fallback, dtype=bool)
     return keep
+
+
+def leg_cut_rows(n: int, k: int, fallback: np.ndarray | None = None) -> np.ndarray | None:
+    """The rows :func:`leg_cut` keeps of a leg's ``n`` hits in rank order, or ``None`` when
+    it keeps them all (the common case on the single-query path, where a leg returns at
+    most ``k`` hits): ``np.flatnonzero(leg_cut(np.arange(1, n + 1), k, fallback))``.
+
+    >>> leg_cut_rows(3, 5) is None, leg_cut_rows(3, 2).tolist()
+    (True, [0, 1])
+    """
+    if n <= int(k):  # every rank 1..n is <= k
+        return None
+    rows = np.flatnonzero(leg_cut(np.arange(1, n + 1), k, fallback))
+    return None if len(rows) == n else rows

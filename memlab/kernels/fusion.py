@@ -65,18 +65,16 @@ def union(vector_docno: np.ndarray, text_docno: np.ndarray
     >>> union(np.array([4, 2]), np.array([2, 7]))
     (array([4, 2, 7]), array([ 0,  1, -1]), array([-1,  0,  1]))
     """
-    vd = np.asarray(vector_docno, dtype=np.int64)
-    td = np.asarray(text_docno, dtype=np.int64)
-    first: dict[int, int] = {}
-    for i, d in enumerate(td.tolist()):  # a dict: the legs hold a few dozen hits
-        first.setdefault(d, i)
-    vset = set(vd.tolist())
-    tpos_v = np.array([first.get(d, -1) for d in vd.tolist()], dtype=np.int64)
-    extra = np.array([d not in vset for d in td.tolist()], dtype=bool)
-    docno = np.concatenate([vd, td[extra]])
-    vector_pos = np.concatenate([np.arange(len(vd), dtype=np.int64),
-                                 np.full(int(extra.sum()), -1, dtype=np.int64)])
-    text_pos = np.concatenate([tpos_v, np.flatnonzero(extra).astype(np.int64)])
+    vd = np.asarray(vector_docno, dtype=np.int64).tolist()
+    td = np.asarray(text_docno, dtype=np.int64).tolist()
+    # Python containers: the legs hold a few dozen hits, where numpy calls cost more; the
+    # first listing of a keyword hit wins (later ones are written first, then overwritten)
+    first = {d: i for i, d in zip(range(len(td) - 1, -1, -1), reversed(td), strict=True)}
+    vset = set(vd)
+    extra = [i for i, d in enumerate(td) if d not in vset]
+    docno = np.array(vd + [td[i] for i in extra], dtype=np.int64)
+    vector_pos = np.array([*range(len(vd)), *([-1] * len(extra))], dtype=np.int64)
+    text_pos = np.array([first.get(d, -1) for d in vd] + extra, dtype=np.int64)
     return docno, vector_pos, text_pos
 
 

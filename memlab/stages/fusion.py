@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from memlab.frames import Query, QueryHits
-from memlab.kernels.cut import leg_cut
+from memlab.kernels.cut import leg_cut_rows
 from memlab.kernels.fusion import METHODS, fuse_scores, normalize_weights, union
 from memlab.pipeline import Stage, run_query
 
@@ -80,64 +80,89 @@ class Fusion(Stage):
         legs = replace(query, limit=k, cut=None, boost=self.vector is None)
         vec = run_query(self.vector, legs) if self.vector is not None else None
         txt = run_query(self.text, legs) if self.text is not None else None
-        return self.merge(vec, txt)
+        return self._merge(vec, txt, sources=False)[0]
 
     def merge(self, vector: QueryHits | None, text: QueryHits | None) -> QueryHits:
         """One query's leg hits (in rank order, not yet cut) merged and sorted by fused score
         (stably: ties keep vector hits first, in leg order)."""
-        return self._merge(vector, text)[0]
+        return self._merge(vector, text, sources=False)[0]
 
-    def _merge(self, vector: QueryHits | None, text: QueryHits | None
-               ) -> tuple[QueryHits, np.ndarray, np.ndarray]:
-        """:meth:`merge` and, per merged hit, its row in each (uncut) leg (-1: absent)."""
+    def _merge(self, vector: QueryHits | None, text: QueryHits | None, sources: bool = True
+               ) -> tuple[QueryHits, np.ndarray | None, np.ndarray | None]:
+        """:meth:`merge` and, per merged hit, its row in each (uncut) leg (-1: absent);
+        ``sources=False`` leaves the rows out (``None``, the single-query path)."""
         k = int(self.candidates)
         vrows = trows = None
         if vector is not None:
-            vrows = np.flatnonzero(leg_cut(np.arange(1, len(vector.docno) + 1), k))
-            vector = vector.take(vrows)
+            vrows = leg_cut_rows(len(vector.docno), k)
+            if vrows is not None:
+                vector = vector.take(vrows)
         if text is not None:
-            trows = np.flatnonzero(leg_cut(np.arange(1, len(text.docno) + 1), k,
-                                           text.fallback))
-            text = text.take(trows)
-        ts_leg = None
-        if text is not None:
-            ts_leg = text.text_score if text.text_score is not None else text.score
+            trows = leg_cut_rows(len(text.docno), k, text.fallback)
+            if trows is not None:
+                text = text.take(trows)
+        vsrc = tsrc = None
         if text is None:
             n = len(vector.docno)
             out = QueryHits(vector.docno, fuse_scores(self.method, 1.0, 0.0,
                                                       vector_score=vector.score),
                             vector.score, np.zeros(n), np.zeros(n, dtype=bool))
-            vsrc, tsrc = vrows, np.full(n, -1, dtype=np.int64)
+            if sources:
+                vsrc = _rows(vrows, n)
+                tsrc = np.full(n, -1, dtype=np.int64)
         elif vector is None:
             n = len(text.docno)
+            ts_leg = text.text_score if text.text_score is not None else text.score
             # keyword only ranks by the boosted score (a leg without one: by its own score)
             ranking = text.boosted_score if text.boosted_score is not None else text.score
             out = QueryHits(text.docno, fuse_scores(self.method, 0.0, 1.0, text_score=ts_leg,
                                                     boosted_score=ranking),
                             np.zeros(n), ts_leg, np.ones(n, dtype=bool),
                             text.boosted_score, text.fallback)
-            vsrc, tsrc = np.full(n, -1, dtype=np.int64), trows
+            if sources:
+                vsrc, tsrc = np.full(n, -1, dtype=np.int64), _rows(trows, n)
         else:
-            docno, vpos, tpos = union(vector.docno, text.docno)
-            in_v, in_t = vpos >= 0, tpos >= 0
-            vs = vector.score[vpos] if len(vector.docno) else np.zeros(len(docno))
-            vs = np.where(in_v, vs, 0.0)
-            ts = ts_leg[tpos] if len(text.docno) else np.zeros(len(docno))
-            ts = np.where(in_t, ts, 0.0)
-            wv, wt = normalize_weights(self.vector_weight, self.text_weight)
+            out, vpos, tpos, in_t = self._hybrid(vector, text)
+            if sources:
+                vsrc = np.where(vpos >= 0, _rows(vrows, len(vector.docno))[vpos]
+                                if len(vector.docno) else -1, -1)
+                tsrc = np.where(in_t, _rows(trows, len(text.docno))[tpos]
+                                if len(text.docno) else -1, -1)
+        order = np.argsort(-out.score, kind="stable")
+        out = out.take(order)
+        if not sources:
+            return out, None, None
+        return out, np.asarray(vsrc)[order], np.asarray(tsrc)[order]
+
+    def _hybrid(self, vector: QueryHits, text: QueryHits
+                ) -> tuple[QueryHits, np.ndarray, np.ndarray, np.ndarray]:
+        """Both (cut) legs merged, in :func:`union` order (not yet sorted), and each merged
+        hit's ``vector_pos``, ``text_pos`` and keyword-hit mask."""
+        ts_leg = text.text_score if text.text_score is not None else text.score
+        docno, vpos, tpos = union(vector.docno, text.docno)
+        nv, m = len(vector.docno), len(docno)
+        in_t = tpos >= 0
+        # union lists the vector hits first, in vector order: their scores are the leg's
+        vs = np.zeros(m, dtype=np.result_type(vector.score, 0.0) if nv else np.float64)
+        vs[:nv] = vector.score
+        if len(text.docno):
+            ts = np.where(in_t, ts_leg[tpos], 0.0)
+        else:
+            ts = np.zeros(m)
+        wv, wt = normalize_weights(self.vector_weight, self.text_weight)
+        if self.method == "openclaw":  # ranks are read only by the other methods
+            score = fuse_scores(self.method, wv, wt, vector_score=vs, text_score=ts)
+        else:
             score = fuse_scores(self.method, wv, wt, vector_score=vs, text_score=ts,
-                                vector_rank=np.where(in_v, vpos + 1.0, np.nan),
+                                vector_rank=np.where(vpos >= 0, vpos + 1.0, np.nan),
                                 text_rank=np.where(in_t, tpos + 1.0, np.nan),
                                 rrf_k=float(self.rrf_k))
-            boosted = None
-            if text.boosted_score is not None:
-                boosted = np.where(in_t, text.boosted_score[tpos] if len(text.docno)
-                                   else np.nan, np.nan)
-            out = QueryHits(docno, np.asarray(score, dtype=np.float64), vs, ts, in_t, boosted)
-            vsrc = np.where(in_v, vrows[vpos] if len(vrows) else -1, -1)
-            tsrc = np.where(in_t, trows[tpos] if len(trows) else -1, -1)
-        order = np.argsort(-out.score, kind="stable")
-        return out.take(order), np.asarray(vsrc)[order], np.asarray(tsrc)[order]
+        boosted = None
+        if text.boosted_score is not None:
+            boosted = (np.where(in_t, text.boosted_score[tpos], np.nan) if len(text.docno)
+                       else np.full(m, np.nan))
+        out = QueryHits(docno, np.asarray(score, dtype=np.float64), vs, ts, in_t, boosted)
+        return out, vpos, tpos, in_t
 
     # -- frames ------------------------------------------------------------------------------
     def transform(self, queries: pd.DataFrame) -> pd.DataFrame:
@@ -194,3 +219,8 @@ class Fusion(Stage):
                 frame["boosted_score"] = cat([o.boosted_score for o in outs], np.float64)
         frame["rank"] = frame.groupby("qid", sort=False).cumcount() + 1
         return frame
+
+
+def _rows(rows: np.ndarray | None, n: int) -> np.ndarray:
+    """A leg's kept rows (``None``: all ``n``) as an array."""
+    return np.arange(n, dtype=np.int64) if rows is None else rows
