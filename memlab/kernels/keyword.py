@@ -17,6 +17,8 @@
   from a :class:`BoostTable` (every document's distinct token ids): on ``backend="numpy"``
   (searches of ``document * vocabulary + token`` keys) or ``"numba"``
   (:mod:`memlab.kernels.keyword_numba`, optional, the same bits).
+* :func:`score_query`: one query's text scores (:func:`text_scores`: the relevance map, or
+  the raw score for TF-IDF) and boosted scores, one compiled call on numba.
 * :func:`merge_keyword_hits`: ``mergeKeywordSearchHits``, the keyword fallback's merge.
 
 >>> import numpy as np
@@ -38,6 +40,9 @@ W_DENSITY = 0.2
 PATH_BOOST = 0.18
 LENGTH_DIVISOR = 160
 LENGTH_CAP = 0.18
+# a token's postings (int32 document ids) cost 32 bits per document holding it, a bitset one
+# bit per document: BoostTable.bitsets keeps one for tokens in more than 1 / 32 of them
+BITSET_RATIO = 32
 
 
 def bm25_rank_to_score(rank: Any) -> Any:
@@ -102,7 +107,8 @@ class BoostTable:
     :func:`length_boost`. Built once per corpus (:class:`memlab.text.OpenClawDocs`).
 
     ``n_vocab`` bounds the token ids. The searchable keys of the numpy backend, the
-    token-major postings and scratch arrays of the numba one are made on first use and kept.
+    token-major postings, the frequent tokens' bitsets and the scratch arrays of the numba one
+    are made on first use and kept.
     """
 
     def __init__(self, indptr: np.ndarray, tokens: np.ndarray, n_vocab: int,
@@ -116,6 +122,7 @@ class BoostTable:
         self.pool: list[tuple[np.ndarray, np.ndarray]] = []
         self._keys: np.ndarray | None = None
         self._postings: tuple[np.ndarray, np.ndarray] | None = None
+        self._bitsets: tuple[np.ndarray, np.ndarray] | None = None
 
     @property
     def postings(self) -> tuple[np.ndarray, np.ndarray]:
@@ -129,6 +136,30 @@ class BoostTable:
             np.cumsum(np.bincount(self.tokens, minlength=self.n_vocab), out=t_ptr[1:])
             self._postings = (t_ptr, np.ascontiguousarray(docs[order]))
         return self._postings
+
+    @property
+    def bitsets(self) -> tuple[np.ndarray, np.ndarray]:
+        """The frequent tokens as bitsets over the documents: ``(bit_row, bits)``, token
+        ``t``'s documents ``d`` the set bits ``bits[bit_row[t], d >> 3] >> (d & 7) & 1``
+        (uint8 rows, little bit order), ``bit_row[t] = -1`` for a token without a row. A
+        token gets one when its postings take more bytes than a bitset (``BITSET_RATIO *
+        document frequency > documents``), so the rows take at most the bytes of
+        :attr:`postings`' documents (built on first read, kept)."""
+        if self._bitsets is None:
+            t_ptr, t_docs = self.postings
+            n_docs = len(self.indptr) - 1
+            big = np.flatnonzero(np.diff(t_ptr) * BITSET_RATIO > n_docs)
+            bit_row = np.full(self.n_vocab, -1, dtype=np.int64)
+            bit_row[big] = np.arange(len(big))
+            bits = np.zeros((len(big), (n_docs + 7) // 8), dtype=np.uint8)
+            row = np.zeros(n_docs, dtype=bool)
+            for r, t in enumerate(big.tolist()):
+                docs = t_docs[t_ptr[t]:t_ptr[t + 1]]
+                row[docs] = True
+                bits[r] = np.packbits(row, bitorder="little")
+                row[docs] = False
+            self._bitsets = (bit_row, bits)
+        return self._bitsets
 
     @property
     def keys(self) -> np.ndarray:
@@ -208,6 +239,54 @@ def boost_hits(table: BoostTable, text_score: np.ndarray, docnos: np.ndarray,
     return boosted_from_counts(text_score, overlap, n_q, table.n_unique[docnos],
                                0.0 if path_hits is None else path_hits,
                                table.length_boosts[docnos])
+
+
+def text_scores(scores: np.ndarray, relevance: bool = True,
+                backend: str = "numpy") -> np.ndarray:
+    """A keyword leg's text scores of its hits' raw scores (float64, 1-D):
+    :func:`relevance_to_score` (``relevance``, BM25) or a copy (TF-IDF's cosine), on
+    ``backend`` (``"numpy"`` or ``"numba"``: the same bits)."""
+    if backend == "numba":
+        from memlab.kernels.keyword_numba import text_scores_numba
+
+        return text_scores_numba(np.asarray(scores, dtype=np.float64), bool(relevance))
+    if backend != "numpy":
+        raise ValueError(f"backend must be 'numpy' or 'numba' (got {backend!r})")
+    scores = np.asarray(scores, dtype=np.float64)
+    return np.asarray(relevance_to_score(scores), dtype=np.float64) if relevance \
+        else scores.copy()
+
+
+def score_query(table: BoostTable, scores: np.ndarray, docnos: np.ndarray, q_ids: np.ndarray,
+                n_query_tokens: float, path_hits: np.ndarray | None = None,
+                relevance: bool = True, backend: str = "numpy"
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """One query's hits (documents ``docnos``, raw ``scores``): ``(text scores, boosted
+    scores)``, :func:`text_scores` then :func:`boost_hits` of them, in one compiled call on
+    ``backend="numba"`` (the same bits as ``"numpy"``).
+
+    The single-query path, so nothing is converted on numba: ``scores`` float64, ``docnos``,
+    ``q_ids`` (the query's distinct known token ids) and ``path_hits`` (None: 0) int64, 1-D;
+    ``n_query_tokens`` the query's number of distinct tokens (unknown ones included; 0: the
+    boosted score is the text score).
+
+    >>> table = BoostTable(np.array([0, 2, 3]), np.array([0, 1, 1]), 2, length_boost([30, 5]))
+    >>> text, boosted = score_query(table, np.array([1.0, 3.0]), np.array([0, 1]),
+    ...                             np.array([0]), 1.0)
+    >>> text.tolist(), boosted.tolist()
+    ([0.5, 0.75], [1.0, 0.78125])
+    """
+    if backend == "numba":
+        from memlab.kernels.keyword_numba import score_query_numba
+
+        return score_query_numba(table, scores, docnos, bool(relevance), q_ids,
+                                 float(n_query_tokens), path_hits,
+                                 (W_OVERLAP, W_DENSITY, PATH_BOOST))
+    text = text_scores(scores, relevance, backend)
+    q_ids = np.asarray(q_ids, dtype=np.int64)
+    boosted = boost_hits(table, text, docnos, np.array([0, len(q_ids)]), q_ids,
+                         np.array([float(n_query_tokens)]), path_hits, None, backend)
+    return text, boosted
 
 
 def merge_keyword_hits(group: np.ndarray, docno: np.ndarray, text_score: np.ndarray,

@@ -1,4 +1,5 @@
-"""The compiled backend of :func:`memlab.kernels.keyword.boost_hits` (numba;
+"""The compiled backend of :func:`memlab.kernels.keyword.boost_hits`, and of its one-query
+entry :func:`memlab.kernels.keyword.score_query` with the text scores (numba;
 ``pip install 'memlab[speed]'``).
 
 Same values as the numpy backend, bit for bit: the overlap is an integer count, and the
@@ -7,10 +8,14 @@ of float64 operations, ``min(1, text + (((overlap / max(n_q, 1) * 0.45 + overlap
 max(n_text, 1) * 0.2) + path_hits * 0.18) + length))`` (numba emits no fused multiply-add
 and does not reassociate without ``fastmath``). What is cheaper than numpy: one pass over the
 hits in one call and no search: per query, a hit's overlap is either the sum of a
-per-token mask (set for the query's ids) over its document's distinct token ids, or the
-number of the query ids' postings (``BoostTable.postings``) that land on its document
-(marked in a per-document slot array), whichever reads fewer entries; both give the same
-integer. The scratch arrays are kept between calls in the table's pool (one pair per
+per-token mask (set for the query's ids) over its document's distinct token ids, or, per
+query id, the number of its postings (``BoostTable.postings``) that land on the hit's
+document (marked in a per-document slot array) or, for a frequent id with more postings than
+the query has hits, the hit's bit in the id's bitset row (``BoostTable.bitsets``), whichever
+reads fewer entries; all give the same integer. The text score of a relevance ``r`` is
+``r / (1 + r)`` (:func:`_text_score`, the division of
+:func:`memlab.kernels.keyword.relevance_to_score`). The scratch arrays are kept between
+calls in the table's pool (one pair per
 concurrent call) and are all zero between calls.
 
 Compiled on first use (then cached on disk next to this file by numba).
@@ -34,40 +39,51 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-__all__ = ["boost_hits_numba"]
+__all__ = ["boost_hits_numba", "score_query_numba", "text_scores_numba"]
 
 
 @njit(cache=True, nogil=True)
-def _overlap(docnos, qrow_of, q_ptr, q_ids, indptr, tokens, t_ptr, t_docs, mask, slot, out):
-    """``out[i]``: how many of hit ``i``'s query ids its document holds (``qrow_of`` empty:
-    every hit is of query 0). Per run of hits of one query, the cheaper of two exact counts:
-    over the hits' token rows (``mask`` marks the query's ids) or over the query ids'
-    postings (``slot`` marks the hits' documents). ``mask`` and ``slot`` are all zero on
+def _by_bits(t, n_hits, t_ptr, bit_row):
+    """Does token ``t`` count its hits by bit tests (its bitset row, when it has one and the
+    hits are fewer than its postings)?"""
+    return bit_row[t] >= 0 and n_hits < t_ptr[t + 1] - t_ptr[t]
+
+
+@njit(cache=True, nogil=True)
+def _overlap_run(docnos, i0, i1, lo_q, hi_q, q_ids, indptr, tokens, t_ptr, t_docs, bit_row,
+                 bits, mask, slot, buf, out):
+    """``out[i]`` for the hits ``i0 <= i < i1``, all of the query whose ids are
+    ``q_ids[lo_q:hi_q]``: the cheaper of two exact counts, over the hits' token rows (``mask``
+    marks the query's ids) or per query id, over its postings (``slot`` marks the hits'
+    documents) or, for a frequent id with more postings than there are hits, by testing each
+    hit's bit in its bitset row (``bits[bit_row[t]]``). ``mask`` and ``slot`` are all zero on
     entry and on return."""
-    n = len(docnos)
-    one_query = len(qrow_of) == 0
-    buf = np.empty(512, dtype=slot.dtype)
-    i0 = 0
-    while i0 < n:
-        r = 0 if one_query else qrow_of[i0]
-        i1 = n if one_query else i0 + 1
-        while i1 < n and qrow_of[i1] == r:
-            i1 += 1
-        lo_q = q_ptr[r]
-        hi_q = q_ptr[r + 1]
-        row_cost = 0
+    n_hits = i1 - i0
+    row_cost = 0
+    for i in range(i0, i1):
+        row_cost += indptr[docnos[i] + 1] - indptr[docnos[i]]
+    post_cost = 0
+    scan = False
+    for j in range(lo_q, hi_q):
+        t = q_ids[j]
+        if _by_bits(t, n_hits, t_ptr, bit_row):
+            post_cost += n_hits
+        else:
+            post_cost += t_ptr[t + 1] - t_ptr[t]
+            scan = True
+    if scan:
+        post_cost += n_hits
+    if post_cost < row_cost:
         for i in range(i0, i1):
-            row_cost += indptr[docnos[i] + 1] - indptr[docnos[i]]
-        post_cost = i1 - i0
-        for j in range(lo_q, hi_q):
-            post_cost += t_ptr[q_ids[j] + 1] - t_ptr[q_ids[j]]
-        if post_cost < row_cost:
+            out[i] = 0
+        if scan:
             for i in range(i0, i1):
-                out[i] = 0
                 if slot[docnos[i]] == 0:  # the first hit of a document counts for all
                     slot[docnos[i]] = i + 1
             for j in range(lo_q, hi_q):
                 t = q_ids[j]
+                if _by_bits(t, n_hits, t_ptr, bit_row):
+                    continue
                 p = t_ptr[t]
                 end = t_ptr[t + 1]
                 while p < end:  # in chunks: gather the slots branch-free, then count the hits
@@ -84,28 +100,75 @@ def _overlap(docnos, qrow_of, q_ptr, q_ids, indptr, tokens, t_ptr, t_docs, mask,
                 out[i] = out[slot[docnos[i]] - 1]
             for i in range(i0, i1):
                 slot[docnos[i]] = 0
-        else:
-            for j in range(lo_q, hi_q):
-                mask[q_ids[j]] = 1
-            for i in range(i0, i1):
-                c = 0
-                for p in range(indptr[docnos[i]], indptr[docnos[i] + 1]):
-                    c += mask[tokens[p]]
-                out[i] = c
-            for j in range(lo_q, hi_q):
-                mask[q_ids[j]] = 0
+        for j in range(lo_q, hi_q):  # after the copy above: every hit tests its own bit
+            t = q_ids[j]
+            if _by_bits(t, n_hits, t_ptr, bit_row):
+                row = bits[bit_row[t]]
+                for i in range(i0, i1):
+                    d = docnos[i]
+                    out[i] += (row[d >> 3] >> (d & 7)) & 1
+    else:
+        for j in range(lo_q, hi_q):
+            mask[q_ids[j]] = 1
+        for i in range(i0, i1):
+            c = 0
+            for p in range(indptr[docnos[i]], indptr[docnos[i] + 1]):
+                c += mask[tokens[p]]
+            out[i] = c
+        for j in range(lo_q, hi_q):
+            mask[q_ids[j]] = 0
+
+
+@njit(cache=True, nogil=True)
+def _overlap(docnos, qrow_of, q_ptr, q_ids, indptr, tokens, t_ptr, t_docs, bit_row, bits, mask,
+             slot, out):
+    """``out[i]``: how many of hit ``i``'s query ids its document holds (``qrow_of`` empty:
+    every hit is of query 0), :func:`_overlap_run` per run of hits of one query."""
+    n = len(docnos)
+    one_query = len(qrow_of) == 0
+    buf = np.empty(512, dtype=slot.dtype)
+    i0 = 0
+    while i0 < n:
+        r = 0 if one_query else qrow_of[i0]
+        i1 = n if one_query else i0 + 1
+        while i1 < n and qrow_of[i1] == r:
+            i1 += 1
+        _overlap_run(docnos, i0, i1, q_ptr[r], q_ptr[r + 1], q_ids, indptr, tokens, t_ptr,
+                     t_docs, bit_row, bits, mask, slot, buf, out)
         i0 = i1
     return out
 
 
 @njit(cache=True, nogil=True)
+def _boosted_one(ts, ov, nq, n_text, ph, length, w_overlap, w_density, path_boost):
+    """One hit's boosted score from its counts (``nq > 0``), in numpy's order of operations."""
+    lexical = (ov / (nq if nq > 1.0 else 1.0) * w_overlap
+               + ov / (n_text if n_text > 1.0 else 1.0) * w_density
+               + ph * path_boost + length)
+    s = ts + lexical
+    return 1.0 if s > 1.0 else s  # np.minimum(1.0, s), NaN kept
+
+
+@njit(cache=True, nogil=True)
+def _text_score(r):
+    """:func:`memlab.kernels.keyword.relevance_to_score` of one relevance ``r``: ``r / (1 +
+    r)`` for a finite ``r > 0``, ``1 / 1e3`` for ``+inf`` (FTS5's missing rank), else 0."""
+    if r > 0.0:
+        if r == np.inf:
+            return 1.0 / 1e3
+        return r / (1.0 + r)
+    return 0.0
+
+
+@njit(cache=True, nogil=True)
 def _boost(text_score, docnos, qrow_of, q_ptr, q_ids, n_q, indptr, tokens, t_ptr, t_docs,
-           length_boosts, path_hits, mask, slot, w_overlap, w_density, path_boost):
+           bit_row, bits, length_boosts, path_hits, mask, slot, w_overlap, w_density,
+           path_boost):
     """The boosted score of every hit from its :func:`_overlap` (``qrow_of`` empty: every
     hit is of query 0; ``path_hits`` empty: all 0)."""
     n = len(docnos)
-    overlap = _overlap(docnos, qrow_of, q_ptr, q_ids, indptr, tokens, t_ptr, t_docs, mask,
-                       slot, np.empty(n, dtype=np.int64))
+    overlap = _overlap(docnos, qrow_of, q_ptr, q_ids, indptr, tokens, t_ptr, t_docs, bit_row,
+                       bits, mask, slot, np.empty(n, dtype=np.int64))
     out = np.empty(n)
     one_query = len(qrow_of) == 0
     with_paths = len(path_hits) > 0
@@ -116,15 +179,46 @@ def _boost(text_score, docnos, qrow_of, q_ptr, q_ids, n_q, indptr, tokens, t_ptr
             out[i] = ts
             continue
         d = docnos[i]
-        ov = float(overlap[i])
-        n_text = float(indptr[d + 1] - indptr[d])
-        ph = float(path_hits[i]) if with_paths else 0.0
-        lexical = (ov / (nq if nq > 1.0 else 1.0) * w_overlap
-                   + ov / (n_text if n_text > 1.0 else 1.0) * w_density
-                   + ph * path_boost + length_boosts[d])
-        s = ts + lexical
-        out[i] = 1.0 if s > 1.0 else s  # np.minimum(1.0, s), NaN kept
+        out[i] = _boosted_one(ts, float(overlap[i]), nq, float(indptr[d + 1] - indptr[d]),
+                              float(path_hits[i]) if with_paths else 0.0, length_boosts[d],
+                              w_overlap, w_density, path_boost)
     return out
+
+
+@njit(cache=True, nogil=True)
+def _text_scores(scores, relevance, out):
+    """Per hit its text score into ``out``: :func:`_text_score` of ``scores``
+    (``relevance``) or a copy."""
+    for i in range(len(scores)):
+        out[i] = _text_score(scores[i]) if relevance else scores[i]
+
+
+@njit(cache=True, nogil=True)
+def _score_query(scores, docnos, relevance, q_ids, nq, indptr, tokens, t_ptr, t_docs, bit_row,
+                 bits, length_boosts, path_hits, mask, slot, w_overlap, w_density, path_boost,
+                 out):
+    """One query's hits into ``out`` (2 x hits): row 0 their text scores
+    (:func:`_text_scores`), row 1 their boosted scores (``nq``: the query's number of
+    distinct tokens; ``path_hits`` empty: all 0). Returns nothing (a returned array costs a
+    boxing per call)."""
+    n = len(docnos)
+    text = out[0]
+    for i in range(n):
+        text[i] = _text_score(scores[i]) if relevance else scores[i]
+    boosted = out[1]
+    if not nq > 0:
+        boosted[:] = text
+        return
+    overlap = np.empty(n, dtype=np.int64)
+    _overlap_run(docnos, 0, n, 0, len(q_ids), q_ids, indptr, tokens, t_ptr, t_docs, bit_row,
+                 bits, mask, slot, np.empty(512, dtype=slot.dtype), overlap)
+    with_paths = len(path_hits) > 0
+    for i in range(n):
+        d = docnos[i]
+        boosted[i] = _boosted_one(text[i], float(overlap[i]), nq,
+                                  float(indptr[d + 1] - indptr[d]),
+                                  float(path_hits[i]) if with_paths else 0.0, length_boosts[d],
+                                  w_overlap, w_density, path_boost)
 
 
 def boost_hits_numba(table: Any, text_score: np.ndarray, docnos: np.ndarray,
@@ -142,11 +236,40 @@ def boost_hits_numba(table: Any, text_score: np.ndarray, docnos: np.ndarray,
         mask = np.zeros(max(table.n_vocab, 1), dtype=np.uint8)
         slot = np.zeros(len(table.indptr) - 1, dtype=np.int32)
     t_ptr, t_docs = table.postings
+    bit_row, bits = table.bitsets
     out = _boost(text_score, docnos, _EMPTY if qrow_of is None else qrow_of, q_ptr, q_ids,
-                 n_query_tokens, table.indptr, table.tokens, t_ptr, t_docs,
+                 n_query_tokens, table.indptr, table.tokens, t_ptr, t_docs, bit_row, bits,
                  table.length_boosts, _EMPTY if path_hits is None else path_hits, mask, slot,
                  *weights)
     table.pool.append((mask, slot))  # all zero again (a failed call's are not given back)
+    return out
+
+
+def score_query_numba(table: Any, scores: np.ndarray, docnos: np.ndarray, relevance: bool,
+                      q_ids: np.ndarray, n_query_tokens: float, path_hits: np.ndarray | None,
+                      weights: tuple[float, float, float]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`memlab.kernels.keyword.score_query` on numba, one compiled call (arguments as
+    there: ``scores`` float64, ``docnos``, ``q_ids`` and ``path_hits`` int64); the same
+    values."""
+    try:
+        mask, slot = table.pool.pop()
+    except IndexError:
+        mask = np.zeros(max(table.n_vocab, 1), dtype=np.uint8)
+        slot = np.zeros(len(table.indptr) - 1, dtype=np.int32)
+    t_ptr, t_docs = table.postings
+    bit_row, bits = table.bitsets
+    out = np.empty((2, len(docnos)))
+    _score_query(scores, docnos, relevance, q_ids, n_query_tokens, table.indptr, table.tokens,
+                 t_ptr, t_docs, bit_row, bits, table.length_boosts,
+                 _EMPTY if path_hits is None else path_hits, mask, slot, *weights, out)
+    table.pool.append((mask, slot))  # all zero again (a failed call's are not given back)
+    return out[0], out[1]
+
+
+def text_scores_numba(scores: np.ndarray, relevance: bool) -> np.ndarray:
+    """:func:`memlab.kernels.keyword.text_scores` on numba (``scores`` float64)."""
+    out = np.empty(len(scores))
+    _text_scores(scores, relevance, out)
     return out
 
 

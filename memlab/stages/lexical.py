@@ -65,10 +65,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from memlab.bm25.index import bm25_weights, count_texts
-from memlab.bm25.score import BACKENDS, Postings, QueryTerms, query_terms, rank, resolve_backend
+from memlab.bm25.score import BACKENDS, Postings, QueryTerms, query_terms, rank
 from memlab.frames import Query, QueryHits, as_queries, build_hits
+from memlab.kernels.backend import resolve_backend as resolve_kernel_backend
 from memlab.kernels.keyword import merge_keyword_hits
 from memlab.kernels.keyword import relevance_to_score as bm25_rank_to_score
+from memlab.kernels.keyword import text_scores as keyword_text_scores
 from memlab.pipeline import Stage
 from memlab.text.counts import count_matrix
 from memlab.text.keywords import FTS_TOKENIZERS, fallback_terms
@@ -127,6 +129,10 @@ def _params_of(obj: Any) -> tuple:
 
 class _LexicalStage(Stage):
     """Tokenised corpus, query matrices, hit selection. Subclasses define the weights."""
+
+    #: is :meth:`_text_scores` the BM25 relevance map (True) or the raw score (False)?
+    #: (the single-query path computes it in the boost's kernel call)
+    _relevance_scores: bool = True
 
     # subclass hooks ---------------------------------------------------------------------------
 
@@ -232,8 +238,9 @@ class _LexicalStage(Stage):
         if self.__dict__.get("_weight_key_cache") != weight_key:
             self._build_weights()
             self.__dict__["_weight_key_cache"] = weight_key
-        # the boost's backend (speed only: both give the same bits), resolved once per fit
-        self.__dict__["_boost_backend"] = resolve_backend(self.backend)
+        # the boost's backend (speed only: both give the same bits), resolved once per fit by
+        # the kernels' rule (MEMLAB_KERNEL_BACKEND, the process default, numba if importable)
+        self.__dict__["_boost_backend"] = resolve_kernel_backend(self.backend)
         self.__dict__["_fit_state_cache"] = state
 
     def _build_counts(self) -> None:
@@ -336,11 +343,13 @@ class _LexicalStage(Stage):
                 return QueryHits(docnos, scores, text_score=self._text_scores(scores),
                                  boosted_score=boosted,
                                  fallback=np.ones(len(docnos), dtype=bool))
-        text_scores = self._text_scores(scores)
+        # text scores (as _text_scores) and the boost in one kernel call per query
         if query.boost:
-            boosted = self._openclaw_doc_table().boosted_query(text, docnos, text_scores,
-                                                               self._boost_backend)
+            text_scores, boosted = self._openclaw_doc_table().score_query(
+                text, docnos, scores, self._relevance_scores, self._boost_backend)
         else:
+            text_scores = keyword_text_scores(scores, self._relevance_scores,
+                                              self._boost_backend)
             boosted = np.full(len(docnos), np.nan)
         return QueryHits(docnos, scores, text_score=text_scores, boosted_score=boosted,
                          fallback=np.zeros(len(docnos), dtype=bool))
@@ -601,6 +610,8 @@ class TfIdf(_LexicalStage):
         import scipy.sparse as sp
 
         return sp.csr_matrix(self.transformer_.transform(q_counts)), zeros
+
+    _relevance_scores = False
 
     def _text_scores(self, scores: np.ndarray) -> np.ndarray:
         return scores.copy()

@@ -14,7 +14,6 @@ of one corpus at once (the BM25 and TF-IDF legs).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from itertools import chain
 from typing import TYPE_CHECKING, Any
@@ -22,13 +21,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from memlab.bm25.score import ENV_BACKEND, resolve_backend
+from memlab.kernels.backend import resolve_backend
 from memlab.kernels.keyword import (
     BoostTable,
     boost_hits,
     boosted_score,
     hits_overlap,
     length_boost,
+    score_query,
 )
 from memlab.text.counts import count_matrix
 from memlab.text.js import utf16_length
@@ -93,9 +93,12 @@ class OpenClawDocs:
     ``table``, a :class:`memlab.kernels.keyword.BoostTable` with each document's length term),
     each doc's number of distinct tokens and UTF-16 text length, and path-containment tests.
 
-    :meth:`boosted_query` boosts one query's hits, :meth:`boosted` many queries' hits; both
-    run :func:`memlab.kernels.keyword.boost_hits` on ``backend`` (``"auto"``: numba when
-    importable, as :func:`memlab.bm25.score.resolve_backend`; the same bits either way)."""
+    :meth:`boosted_query` boosts one query's hits, :meth:`boosted` many queries' hits (both
+    run :func:`memlab.kernels.keyword.boost_hits`), :meth:`score_query` one query's text and
+    boosted scores from its raw scores (:func:`memlab.kernels.keyword.score_query`), on
+    ``backend`` (``"auto"``: :func:`memlab.kernels.backend.resolve_backend`, the
+    ``MEMLAB_KERNEL_BACKEND`` variable, else the process default, else numba when
+    importable; the same bits either way)."""
 
     def __init__(self, corpus: Any, key: tuple):
         self.key = key
@@ -114,6 +117,7 @@ class OpenClawDocs:
         self.paths = [str(p) for p in uniques]
         self.all_paths = "\x00".join(self.paths)
         self._contains: dict[str, np.ndarray | None] = {}
+        self._token_info: dict[str, tuple[int, np.ndarray | None]] = {}
 
     @property
     def doc_token(self) -> sp.csr_matrix:
@@ -200,6 +204,40 @@ class OpenClawDocs:
                           np.array(ids, dtype=np.int64), np.array([float(len(qtokens))]),
                           path_hits, None, _resolve(backend))
 
+    def token_info(self, token: str) -> tuple[int, np.ndarray | None]:
+        """What one query token gives the boost: its id in ``vocabulary`` (-1: in no text)
+        and :meth:`contains` (kept per token)."""
+        info = self._token_info.get(token)
+        if info is None:
+            if len(self._token_info) > 10_000:
+                self._token_info.clear()
+            info = self._token_info[token] = (self.vocabulary.get(token, -1),
+                                              self.contains(token))
+        return info
+
+    def score_query(self, query: str, docnos: np.ndarray, scores: np.ndarray,
+                    relevance: bool = True, backend: str = "auto"
+                    ) -> tuple[np.ndarray, np.ndarray]:
+        """One query's hits (documents ``docnos``, int64; raw ``scores``, float64): their
+        text scores and :func:`openclaw_boosted_score` of those, as
+        :func:`memlab.kernels.keyword.score_query` (one compiled call on numba). The text
+        score is the BM25 relevance map (``relevance``) or the raw score (TF-IDF)."""
+        tokens = set(openclaw_fts_tokens(query))  # distinct: the counts ignore the order
+        try:  # every token seen before: one look-up each
+            infos = list(map(self._token_info.__getitem__, tokens))
+        except KeyError:
+            infos = list(map(self.token_info, tokens))
+        ids = np.array([i for i, _ in infos if i >= 0], dtype=np.int64)
+        path_hits = None
+        for _, in_path in infos:
+            if in_path is not None:
+                if path_hits is None:
+                    path_hits = in_path[docnos].astype(np.int64)
+                else:
+                    path_hits += in_path[docnos]
+        return score_query(self.table, scores, docnos, ids, float(len(tokens)), path_hits,
+                           relevance, _resolve(backend))
+
     def boosted(self, qrow_of: np.ndarray, docnos: np.ndarray, queries: Sequence[str],
                 text_scores: np.ndarray, backend: str = "auto") -> np.ndarray:
         """:func:`openclaw_boosted_score` of every hit ``(queries[qrow_of[i]], docnos[i])``,
@@ -217,17 +255,7 @@ class OpenClawDocs:
                           _resolve(backend))
 
 
-_RESOLVED: dict[tuple[str, str | None], str] = {}
-
-
 def _resolve(backend: str) -> str:
-    """``"numpy"`` or ``"numba"`` for ``backend``: BM25 retrieval's choice
-    (:func:`memlab.bm25.score.resolve_backend`; ``"auto"`` is numba when importable), kept
-    per value of its environment variable."""
-    if backend == "numpy" or backend == "numba":
-        return backend
-    key = (backend, os.environ.get(ENV_BACKEND))
-    found = _RESOLVED.get(key)
-    if found is None:
-        found = _RESOLVED[key] = resolve_backend(backend)
-    return found
+    """``"numpy"`` or ``"numba"`` for ``backend``: the kernels' choice
+    (:func:`memlab.kernels.backend.resolve_backend`)."""
+    return backend if backend == "numpy" or backend == "numba" else resolve_backend(backend)

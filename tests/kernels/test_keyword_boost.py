@@ -1,6 +1,7 @@
-"""kernels.keyword.boost_hits: numpy and numba backends against boosted_score on counts made
-with Python sets (random tables, batches in any order, repeated documents, path hits, queries
-without tokens)."""
+"""kernels.keyword.boost_hits and its one-query entry score_query (with the text scores):
+numpy and numba backends against boosted_score on counts made with Python sets (random tables,
+batches in any order, repeated documents, path hits, queries without tokens, frequent tokens'
+bitset rows)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,16 @@ import numpy as np
 import pytest
 
 from memlab.bm25.score import numba_available
-from memlab.kernels.keyword import BoostTable, boost_hits, boosted_score, length_boost
+from memlab.kernels.keyword import (
+    BITSET_RATIO,
+    BoostTable,
+    boost_hits,
+    boosted_score,
+    length_boost,
+    relevance_to_score,
+    score_query,
+    text_scores,
+)
 
 BACKENDS = ["numpy"] + (["numba"] if numba_available() else [])
 
@@ -79,3 +89,77 @@ def test_empty_and_bad_backend():
         assert boost_hits(table, [], [], [0, 1], [0], [1.0], backend=backend).shape == (0,)
     with pytest.raises(ValueError, match="backend"):
         boost_hits(table, [0.5], [0], [0, 1], [0], [1.0], backend="gpu")
+
+
+def one_query_case(rng, n_docs=300, n_vocab=50, n_hits=None):
+    """A table with frequent tokens (bitset rows) and rare ones, one query's hits (distinct
+    documents, or repeated ones), and the Python-set reference of the boost."""
+    p = 1.0 / np.arange(1, n_vocab + 1)
+    p /= p.sum()
+    rows = [np.unique(rng.choice(n_vocab, size=int(rng.integers(0, 30)), p=p))
+            for _ in range(n_docs)]
+    indptr = np.r_[0, np.cumsum([len(r) for r in rows])]
+    tokens = np.concatenate(rows).astype(np.int64)
+    len16 = rng.integers(0, 60, size=n_docs).astype(np.float64)
+    table = BoostTable(indptr, tokens, n_vocab, length_boost(len16))
+    q = np.unique(rng.choice(n_vocab, size=int(rng.integers(0, 9))))
+    n_q = float(len(q) + int(rng.integers(0, 3)))
+    n = int(rng.integers(0, 200)) if n_hits is None else n_hits
+    docnos = (rng.choice(n_docs, size=n, replace=False) if rng.random() < 0.7
+              else rng.integers(0, n_docs, size=n)).astype(np.int64)
+    scores = rng.random(n) * 20
+    scores[rng.random(n) < 0.1] = 0.0
+    path_hits = rng.integers(0, 3, size=n).astype(np.int64) if rng.random() < 0.5 else None
+    text = np.array([s / (1 + s) if s > 0 else 0.0 for s in scores.tolist()])
+    overlap = [len(set(rows[d].tolist()) & set(q.tolist())) for d in docnos.tolist()]
+    want = boosted_score(text, overlap, n_q, [len(rows[d]) for d in docnos],
+                         0 if path_hits is None else path_hits, len16[docnos])
+    return table, scores, docnos, q.astype(np.int64), n_q, path_hits, text, want
+
+
+def test_bitsets_are_the_postings():
+    rng = np.random.default_rng(5)
+    table = one_query_case(rng, n_docs=3000, n_vocab=2000)[0]  # frequent and rare tokens
+    t_ptr, t_docs = table.postings
+    bit_row, bits = table.bitsets
+    n_docs = len(table.indptr) - 1
+    df = np.diff(t_ptr)
+    assert np.array_equal(bit_row >= 0, df * BITSET_RATIO > n_docs)
+    assert 0 < (bit_row >= 0).sum() < len(df)
+    assert bits.nbytes <= t_docs.nbytes
+    for t in np.flatnonzero(bit_row >= 0).tolist():
+        members = np.unpackbits(bits[bit_row[t]], bitorder="little")[:n_docs]
+        assert np.array_equal(np.flatnonzero(members), t_docs[t_ptr[t]:t_ptr[t + 1]])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_score_query_equals_set_reference(backend):
+    """One query: text scores and boosts against Python sets, on hit counts that take each
+    of the kernel's counts (token rows, postings, bitset rows, mixed), repeated documents."""
+    rng = np.random.default_rng(17)
+    for i in range(300):
+        n_hits = [0, 1, 3, 20, 150, None][i % 6]
+        table, scores, docnos, q, n_q, path, text, want = one_query_case(rng, n_hits=n_hits)
+        got_text, got = score_query(table, scores, docnos, q, n_q, path, True, backend)
+        assert np.array_equal(got_text, text)
+        assert np.array_equal(got, want)
+        # the TF-IDF leg: the raw score is the text score
+        raw_text, raw_boost = score_query(table, text, docnos, q, n_q, path, False, backend)
+        assert np.array_equal(raw_text, text) and np.array_equal(raw_boost, want)
+        # the many-query kernel agrees
+        assert np.array_equal(got, boost_hits(table, text, docnos, [0, len(q)], q, [n_q],
+                                              path, None, backend))
+        for mask, slot in table.pool:
+            assert not mask.any() and not slot.any()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_text_scores_edge_values(backend):
+    r = np.array([0.0, -1.0, np.nan, np.inf, -np.inf, 5e-324, 1e-300, 0.5, 3.0, 1e300])
+    want = relevance_to_score(r)
+    assert np.array_equal(text_scores(r, True, backend), want, equal_nan=True)
+    assert want[3] == 1 / 1e3 and want[2] == 0.0  # FTS5's missing rank; NaN is no hit
+    copy = text_scores(r, False, backend)
+    assert np.array_equal(copy, r, equal_nan=True) and copy is not r
+    with pytest.raises(ValueError, match="backend"):
+        text_scores(r, True, "gpu")
