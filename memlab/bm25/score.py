@@ -11,8 +11,9 @@ function: BM25 and TF-IDF differ only in the weights (:mod:`memlab.bm25.index`).
 
 Backends (``backend=``): ``"numpy"`` (:func:`rank_numpy`, always available), ``"numba"``
 (:mod:`memlab.bm25.numba_backend`, the same additions in the same order and dtype compiled,
-hence the same bits; needs the ``speed`` extra), ``"auto"`` (numba when importable, else
-numpy). The ``MEMLAB_BM25_BACKEND`` environment variable replaces ``"auto"``.
+hence the same bits; needs the ``speed`` extra), ``"auto"``: resolved as every kernel's
+backend is, by :func:`memlab.kernels.backend.resolve_backend` (the ``MEMLAB_KERNEL_BACKEND``
+environment variable, else the process default, else numba when importable).
 
 >>> import scipy.sparse as sp
 >>> post = Postings(sp.csr_matrix(np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 1.0]])))
@@ -23,53 +24,13 @@ numpy). The ``MEMLAB_BM25_BACKEND`` environment variable replaces ``"auto"``.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 from memlab.bm25.postings import Postings, QueryTerms, query_terms
+from memlab.kernels.backend import BACKENDS, numba_available, resolve_backend
 
 __all__ = ["BACKENDS", "Postings", "QueryTerms", "numba_available", "query_terms", "rank",
            "rank_numpy", "resolve_backend"]
-
-BACKENDS = ("auto", "numpy", "numba")
-ENV_BACKEND = "MEMLAB_BM25_BACKEND"
-
-
-def numba_available() -> bool:
-    """Can the numba kernel be used (is numba importable)?"""
-    try:
-        import numba  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-def resolve_backend(backend: str = "auto") -> str:
-    """``"numpy"`` or ``"numba"``: the backend ``backend`` runs on.
-
-    ``"auto"`` is the ``MEMLAB_BM25_BACKEND`` environment variable when set, else numba when
-    importable, else numpy; ``"numba"`` without numba installed is an error.
-
-    >>> resolve_backend("numpy")
-    'numpy'
-    """
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {', '.join(map(repr, BACKENDS))} "
-                         f"(got {backend!r})")
-    if backend == "auto":
-        env = os.environ.get(ENV_BACKEND, "").strip()
-        if env:
-            if env not in BACKENDS:
-                raise ValueError(f"{ENV_BACKEND} must be one of {', '.join(BACKENDS)} "
-                                 f"(got {env!r})")
-            backend = env
-    if backend == "auto":
-        return "numba" if numba_available() else "numpy"
-    if backend == "numba" and not numba_available():
-        raise ImportError("backend='numba' needs numba: pip install 'memlab[speed]' (or use "
-                          "backend='auto' or 'numpy')")
-    return backend
 
 
 def rank(post: Postings, queries: QueryTerms, depth: int | None, match_all: bool = False,

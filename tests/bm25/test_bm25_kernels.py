@@ -27,6 +27,7 @@ from memlab.bm25 import (
 )
 from memlab.bm25 import score as score_module
 from memlab.corpus import Corpus, load_workspace
+from memlab.kernels import backend as kernel_backend
 from memlab.stages.lexical import BM25, VARIANTS, TfIdf
 from memlab.text import Tokenizer
 
@@ -271,13 +272,13 @@ def test_query_terms_equal_the_count_matrix_rows():
 
 
 def test_backend_selection(monkeypatch):
-    monkeypatch.delenv("MEMLAB_BM25_BACKEND", raising=False)
+    monkeypatch.delenv("MEMLAB_KERNEL_BACKEND", raising=False)
     assert resolve_backend("numpy") == "numpy"
     assert resolve_backend("auto") == ("numba" if has_numba() else "numpy")
-    monkeypatch.setenv("MEMLAB_BM25_BACKEND", "numpy")
+    monkeypatch.setenv("MEMLAB_KERNEL_BACKEND", "numpy")
     assert resolve_backend("auto") == "numpy"
-    monkeypatch.setenv("MEMLAB_BM25_BACKEND", "fortran")
-    with pytest.raises(ValueError, match="MEMLAB_BM25_BACKEND"):
+    monkeypatch.setenv("MEMLAB_KERNEL_BACKEND", "fortran")
+    with pytest.raises(ValueError, match="MEMLAB_KERNEL_BACKEND"):
         resolve_backend("auto")
     with pytest.raises(ValueError, match="backend must be one of"):
         resolve_backend("cuda")
@@ -286,7 +287,7 @@ def test_backend_selection(monkeypatch):
 
 
 def test_numba_absent_falls_back_to_numpy(monkeypatch):
-    monkeypatch.delenv("MEMLAB_BM25_BACKEND", raising=False)
+    monkeypatch.delenv("MEMLAB_KERNEL_BACKEND", raising=False)
     real_import = builtins.__import__
 
     def no_numba(name, *args, **kwargs):
@@ -295,6 +296,7 @@ def test_numba_absent_falls_back_to_numpy(monkeypatch):
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_numba)
+    monkeypatch.setattr(kernel_backend, "_available", {})  # forget the cached import check
     assert resolve_backend("auto") == "numpy"
     with pytest.raises(ImportError, match="memlab\\[speed\\]"):
         resolve_backend("numba")
