@@ -221,6 +221,17 @@ def _score_query(scores, docnos, relevance, q_ids, nq, indptr, tokens, t_ptr, t_
                                   w_overlap, w_density, path_boost)
 
 
+def _arrays(table: Any) -> tuple[np.ndarray, ...]:
+    """A pair of zeroed scratch arrays from the table's pool (new ones when all are in use;
+    give them back with ``table.pool.append``), its postings and its bitset rows."""
+    try:
+        mask, slot = table.pool.pop()
+    except IndexError:
+        mask = np.zeros(max(table.n_vocab, 1), dtype=np.uint8)
+        slot = np.zeros(len(table.indptr) - 1, dtype=np.int32)
+    return (mask, slot, *table.postings, *table.bitsets)
+
+
 def boost_hits_numba(table: Any, text_score: np.ndarray, docnos: np.ndarray,
                      q_ptr: np.ndarray, q_ids: np.ndarray, n_query_tokens: np.ndarray,
                      path_hits: np.ndarray | None, qrow_of: np.ndarray | None,
@@ -230,13 +241,7 @@ def boost_hits_numba(table: Any, text_score: np.ndarray, docnos: np.ndarray,
     n = len(docnos)
     if n == 0:
         return np.zeros(0)
-    try:
-        mask, slot = table.pool.pop()
-    except IndexError:
-        mask = np.zeros(max(table.n_vocab, 1), dtype=np.uint8)
-        slot = np.zeros(len(table.indptr) - 1, dtype=np.int32)
-    t_ptr, t_docs = table.postings
-    bit_row, bits = table.bitsets
+    mask, slot, t_ptr, t_docs, bit_row, bits = _arrays(table)
     out = _boost(text_score, docnos, _EMPTY if qrow_of is None else qrow_of, q_ptr, q_ids,
                  n_query_tokens, table.indptr, table.tokens, t_ptr, t_docs, bit_row, bits,
                  table.length_boosts, _EMPTY if path_hits is None else path_hits, mask, slot,
@@ -251,13 +256,7 @@ def score_query_numba(table: Any, scores: np.ndarray, docnos: np.ndarray, releva
     """:func:`memlab.kernels.keyword.score_query` on numba, one compiled call (arguments as
     there: ``scores`` float64, ``docnos``, ``q_ids`` and ``path_hits`` int64); the same
     values."""
-    try:
-        mask, slot = table.pool.pop()
-    except IndexError:
-        mask = np.zeros(max(table.n_vocab, 1), dtype=np.uint8)
-        slot = np.zeros(len(table.indptr) - 1, dtype=np.int32)
-    t_ptr, t_docs = table.postings
-    bit_row, bits = table.bitsets
+    mask, slot, t_ptr, t_docs, bit_row, bits = _arrays(table)
     out = np.empty((2, len(docnos)))
     _score_query(scores, docnos, relevance, q_ids, n_query_tokens, table.indptr, table.tokens,
                  t_ptr, t_docs, bit_row, bits, table.length_boosts,
