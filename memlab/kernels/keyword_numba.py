@@ -203,8 +203,7 @@ def _score_query(scores, docnos, relevance, q_ids, nq, indptr, tokens, t_ptr, t_
     boxing per call)."""
     n = len(docnos)
     text = out[0]
-    for i in range(n):
-        text[i] = _text_score(scores[i]) if relevance else scores[i]
+    _text_scores(scores, relevance, text)
     boosted = out[1]
     if not nq > 0:
         boosted[:] = text

@@ -80,7 +80,7 @@ class Fusion(Stage):
         legs = replace(query, limit=k, cut=None, boost=self.vector is None)
         vec = run_query(self.vector, legs) if self.vector is not None else None
         txt = run_query(self.text, legs) if self.text is not None else None
-        return self._merge(vec, txt, sources=False)[0]
+        return self.merge(vec, txt)
 
     def merge(self, vector: QueryHits | None, text: QueryHits | None) -> QueryHits:
         """One query's leg hits (in rank order, not yet cut) merged and sorted by fused score

@@ -67,7 +67,7 @@ import numpy as np
 from memlab.bm25.index import bm25_weights, count_texts
 from memlab.bm25.score import BACKENDS, Postings, QueryTerms, query_terms, rank
 from memlab.frames import Query, QueryHits, as_queries, build_hits
-from memlab.kernels.backend import resolve_backend as resolve_kernel_backend
+from memlab.kernels.backend import resolve_backend
 from memlab.kernels.keyword import merge_keyword_hits
 from memlab.kernels.keyword import relevance_to_score as bm25_rank_to_score
 from memlab.kernels.keyword import text_scores as keyword_text_scores
@@ -130,8 +130,9 @@ def _params_of(obj: Any) -> tuple:
 class _LexicalStage(Stage):
     """Tokenised corpus, query matrices, hit selection. Subclasses define the weights."""
 
-    #: is :meth:`_text_scores` the BM25 relevance map (True) or the raw score (False)?
-    #: (the single-query path computes it in the boost's kernel call)
+    #: are the text scores the BM25 relevance map (True) or the raw score (False, TF-IDF's
+    #: cosine)? :func:`memlab.kernels.keyword.text_scores` applies it (the single-query path
+    #: in the boost's kernel call)
     _relevance_scores: bool = True
 
     # subclass hooks ---------------------------------------------------------------------------
@@ -150,8 +151,9 @@ class _LexicalStage(Stage):
         """Query-side weights and a per-query constant added to every document's score."""
         return q_counts, np.zeros(q_counts.shape[0])
 
-    def _text_scores(self, scores: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def _text_scores(self, scores: np.ndarray) -> np.ndarray:
+        """The hits' text scores of their raw scores (see :attr:`_relevance_scores`)."""
+        return keyword_text_scores(scores, self._relevance_scores)
 
     # parameters and lazily fitted state -------------------------------------------------------
 
@@ -240,7 +242,7 @@ class _LexicalStage(Stage):
             self.__dict__["_weight_key_cache"] = weight_key
         # the boost's backend (speed only: both give the same bits), resolved once per fit by
         # the kernels' rule (MEMLAB_KERNEL_BACKEND, the process default, numba if importable)
-        self.__dict__["_boost_backend"] = resolve_kernel_backend(self.backend)
+        self.__dict__["_boost_backend"] = resolve_backend(self.backend)
         self.__dict__["_fit_state_cache"] = state
 
     def _build_counts(self) -> None:
@@ -542,9 +544,6 @@ class BM25(_LexicalStage):
             return q_counts, np.zeros(q_counts.shape[0])
         return q_counts, np.asarray(q_counts @ self.nonoccurrence_).ravel()
 
-    def _text_scores(self, scores: np.ndarray) -> np.ndarray:
-        return bm25_rank_to_score(scores)
-
 
 # -- TF-IDF --------------------------------------------------------------------------------
 
@@ -562,6 +561,8 @@ class TfIdf(_LexicalStage):
     Fitted attributes: as :class:`BM25` (without the BM25 ones), plus ``transformer_`` and
     ``term_doc_weights_`` (CSR, terms × docs, the normalised document vectors).
     """
+
+    _relevance_scores = False  # the text score is the cosine itself
 
     def __init__(self, corpus, tokenizer=None, norm="l2", use_idf=True, smooth_idf=True,
                  sublinear_tf=False, depth=200, match="any", fallback=False,
@@ -610,8 +611,3 @@ class TfIdf(_LexicalStage):
         import scipy.sparse as sp
 
         return sp.csr_matrix(self.transformer_.transform(q_counts)), zeros
-
-    _relevance_scores = False
-
-    def _text_scores(self, scores: np.ndarray) -> np.ndarray:
-        return scores.copy()

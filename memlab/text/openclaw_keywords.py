@@ -187,22 +187,12 @@ class OpenClawDocs:
         docnos = np.asarray(docnos, dtype=np.int64)
         if len(docnos) == 0:
             return np.zeros(0)
-        qtokens = list(dict.fromkeys(openclaw_fts_tokens(query)))
-        if not qtokens:
+        ids, n_tokens, path_hits = self.query_tokens(query, docnos)
+        if not n_tokens:
             return np.array(text_scores, dtype=np.float64)
-        ids = [i for i in map(self.vocabulary.get, qtokens) if i is not None]
-        try:  # every token seen before: the cached tests, without a call per token
-            in_path = [a for a in map(self._contains.__getitem__, qtokens) if a is not None]
-        except KeyError:
-            in_path = [a for a in map(self.contains, qtokens) if a is not None]
-        path_hits = None
-        if in_path:
-            path_hits = in_path[0][docnos].astype(np.int64)
-            for a in in_path[1:]:
-                path_hits += a[docnos]
-        return boost_hits(self.table, text_scores, docnos, np.array([0, len(ids)]),
-                          np.array(ids, dtype=np.int64), np.array([float(len(qtokens))]),
-                          path_hits, None, _resolve(backend))
+        return boost_hits(self.table, text_scores, docnos, np.array([0, len(ids)]), ids,
+                          np.array([float(n_tokens)]), path_hits, None,
+                          resolve_backend(backend))
 
     def token_info(self, token: str) -> tuple[int, np.ndarray | None]:
         """What one query token gives the boost: its id in ``vocabulary`` (-1: in no text)
@@ -215,13 +205,11 @@ class OpenClawDocs:
                                               self.contains(token))
         return info
 
-    def score_query(self, query: str, docnos: np.ndarray, scores: np.ndarray,
-                    relevance: bool = True, backend: str = "auto"
-                    ) -> tuple[np.ndarray, np.ndarray]:
-        """One query's hits (documents ``docnos``, int64; raw ``scores``, float64): their
-        text scores and :func:`openclaw_boosted_score` of those, as
-        :func:`memlab.kernels.keyword.score_query` (one compiled call on numba). The text
-        score is the BM25 relevance map (``relevance``) or the raw score (TF-IDF)."""
+    def query_tokens(self, query: str, docnos: np.ndarray
+                     ) -> tuple[np.ndarray, int, np.ndarray | None]:
+        """What one query gives the boost of its hits ``docnos`` (int64): the ids of its
+        distinct tokens that some text holds (int64), its number of distinct tokens, and per
+        hit how many of them its path contains (``None``: none does)."""
         tokens = set(openclaw_fts_tokens(query))  # distinct: the counts ignore the order
         try:  # every token seen before: one look-up each
             infos = list(map(self._token_info.__getitem__, tokens))
@@ -235,8 +223,18 @@ class OpenClawDocs:
                     path_hits = in_path[docnos].astype(np.int64)
                 else:
                     path_hits += in_path[docnos]
-        return score_query(self.table, scores, docnos, ids, float(len(tokens)), path_hits,
-                           relevance, _resolve(backend))
+        return ids, len(tokens), path_hits
+
+    def score_query(self, query: str, docnos: np.ndarray, scores: np.ndarray,
+                    relevance: bool = True, backend: str = "auto"
+                    ) -> tuple[np.ndarray, np.ndarray]:
+        """One query's hits (documents ``docnos``, int64; raw ``scores``, float64): their
+        text scores and :func:`openclaw_boosted_score` of those, as
+        :func:`memlab.kernels.keyword.score_query` (one compiled call on numba). The text
+        score is the BM25 relevance map (``relevance``) or the raw score (TF-IDF)."""
+        ids, n_tokens, path_hits = self.query_tokens(query, docnos)
+        return score_query(self.table, scores, docnos, ids, float(n_tokens), path_hits,
+                           relevance, resolve_backend(backend))
 
     def boosted(self, qrow_of: np.ndarray, docnos: np.ndarray, queries: Sequence[str],
                 text_scores: np.ndarray, backend: str = "auto") -> np.ndarray:
@@ -252,10 +250,5 @@ class OpenClawDocs:
         q_ptr, q_ids, n_tokens = self.query_ids(qtokens)
         return boost_hits(self.table, text_scores, docnos, q_ptr, q_ids, n_tokens,
                           self.path_hits(qtokens, qrow_of, docnos), qrow_of,
-                          _resolve(backend))
+                          resolve_backend(backend))
 
-
-def _resolve(backend: str) -> str:
-    """``"numpy"`` or ``"numba"`` for ``backend``: the kernels' choice
-    (:func:`memlab.kernels.backend.resolve_backend`)."""
-    return backend if backend == "numpy" or backend == "numba" else resolve_backend(backend)
