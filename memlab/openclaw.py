@@ -349,10 +349,18 @@ class MemorySearch:
 
     @classmethod
     def from_corpus(cls, corpus: Corpus, config: MemlabConfig | dict | str | Path | None = None,
-                    embedder: EmbeddingProvider | None = None) -> MemorySearch:
+                    embedder: EmbeddingProvider | None = None, *,
+                    store: Any = None) -> MemorySearch:
         """Search an already loaded :class:`~memlab.corpus.Corpus` (benchmarks, synthetic
-        collections) instead of a workspace; ``embedder`` as for the constructor."""
+        collections) instead of a workspace; ``embedder`` as for the constructor.
+
+        ``store``: an :class:`~memlab.index.IndexStore` of ``corpus`` (for example
+        ``IndexStore.from_corpus(corpus, path="fts.sqlite")``, a file like the one ``memlab
+        index`` writes) that the ``"fts5"`` keyword leg queries instead of building an
+        in-memory FTS5 table; the hits are the same.
+        """
         self = cls.__new__(cls)
+        self._keyword_store = store
         cfg = config if isinstance(config, MemlabConfig) else load_config(
             DEFAULT_CONFIG if config is None else config)
         if embedder is None and cfg.memory_search.resolved_provider() != "none":
@@ -368,9 +376,15 @@ class MemorySearch:
     visibility: str | None = None
     agent_id: str = "main"
 
+    #: The FTS5 source given to :meth:`from_corpus` (``None``: an in-memory table).
+    _keyword_store: Any = None
+
     def _pipeline_options(self) -> dict[str, Any]:
         """Extra keyword arguments for :func:`openclaw_pipeline` (subclasses add a store)."""
-        return self._session_options()
+        options = self._session_options()
+        if self._keyword_store is not None:
+            options["store"] = self._keyword_store
+        return options
 
     def _session_options(self) -> dict[str, Any]:
         return {"session": self.session, "session_tree": self.session_tree,

@@ -718,16 +718,21 @@ class IndexStore:
     # -- construction from a corpus ------------------------------------------------------------
     @classmethod
     def from_corpus(cls, corpus: Corpus, fts_tokenizer: str = "unicode61",
-                    vectors: np.ndarray | None = None) -> IndexStore:
-        """An in-memory index holding ``corpus``'s chunks; :meth:`corpus` returns ``corpus``
-        itself (so docnos agree with every other stage built on it).
+                    vectors: np.ndarray | None = None,
+                    path: str | Path | None = None) -> IndexStore:
+        """An index holding ``corpus``'s chunks, in memory or, with ``path``, in a new file
+        (which must not exist yet); :meth:`corpus` returns ``corpus`` itself (so docnos
+        agree with every other stage built on it).
 
         >>> from memlab.corpus import Corpus
         >>> store = IndexStore.from_corpus(Corpus.from_texts(["alpha", "beta"]))
         >>> store.corpus().texts
         ['alpha', 'beta']
         """
-        store = cls(None, fts_tokenizer=fts_tokenizer)
+        if path is not None and str(path) != ":memory:" and Path(path).expanduser().exists():
+            raise FileExistsError(f"from_corpus writes a new index file, but {str(path)!r} "
+                                  "exists: pass a new path, or open it with IndexStore(path)")
+        store = cls(path, fts_tokenizer=fts_tokenizer)
         model = getattr(corpus, "model", "fts-only") or "fts-only"
         now = int(time.time() * 1000)
         # ids are the docnos: a corpus may repeat a chunk id (identical split pieces)

@@ -265,3 +265,23 @@ def test_knn_preselection_uses_l2_like_sqlite_vec():
     assert hits["docno"].tolist() == [0]
     wide = _leg(_vector_store(docs), q, depth=2)("x")  # k = 16 >= 9 rows: all seen
     assert wide["docno"].tolist()[0] == 8 and wide["vector_score"].iloc[0] == 1.0
+
+
+def test_from_corpus_to_a_file_searches_like_the_in_memory_table(tmp_path):
+    from memlab.openclaw import MemorySearch
+
+    texts = ["alpha beta gamma", "beta delta", "gamma epsilon alpha", "zeta eta", "alpha"]
+    corpus = Corpus.from_texts(texts, [f"memory/2026-01-0{i + 1}.md" for i in range(5)])
+    path = tmp_path / "fts.sqlite"
+    store = IndexStore.from_corpus(corpus, path=path)
+    assert path.is_file() and not store.in_memory and store.corpus() is corpus
+    config = {"memorySearch": {"provider": "none"}, "memlab": {"keyword": "fts5"}}
+    on_file = MemorySearch.from_corpus(corpus, config, store=store)
+    in_memory = MemorySearch.from_corpus(corpus, config)
+    assert on_file.pipeline().stages[0].text.stage.index is store
+    # "alpha beta" matches with AND; "alpha zeta" finds nothing and runs the keyword fallback
+    for query in ("alpha beta", "alpha zeta", "gamma", "nothing here"):
+        assert on_file.search(query) == in_memory.search(query), query
+    assert on_file.search("alpha zeta")["results"]
+    with pytest.raises(FileExistsError, match="exists"):
+        IndexStore.from_corpus(corpus, path=path)
