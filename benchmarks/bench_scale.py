@@ -8,7 +8,9 @@ What is real and what is synthetic:
 * **Texts (real work):** seeded texts of ``--words`` words over a Zipfian vocabulary of 50,000
   made-up words, one chunk per document in dated daily files (so temporal decay has work to
   do). memlab builds everything it builds for a real workspace from them: the chunk table,
-  the in-memory SQLite FTS5 table of the keyword leg, MMR's token matrix, the result columns.
+  the SQLite FTS5 table of the keyword leg (by default in a temporary file, as ``memlab
+  index`` keeps it: a search holds only SQLite's page cache of it; ``--fts-store memory`` for
+  the in-memory table a corpus-only search builds), MMR's token matrix, the result columns.
 * **Vectors (precomputed, not embedded):** embedding 1M texts with a local model is out of
   reach of a 2-core machine, so the vector store is filled with seeded float32 unit vectors of
   ``--dims`` dims drawn around ``--clusters`` random centres (real embeddings are clustered;
@@ -24,7 +26,9 @@ Measured (one process; machine load recorded before and after):
 * RSS growth per chunk of everything memlab holds for the search (measured from before the
   texts are generated, so the texts' own bytes count; the benchmark's copy of the vectors is
   excluded), for the exact and for the ANN index, against vector bytes + text bytes per chunk
-  (target <= 2x);
+  (target <= 2x); freed heap pages are handed back to the OS (glibc ``malloc_trim``) before
+  each reading, so RSS is what is live, not what the allocator kept; the FTS5 file's size on
+  disk is reported beside it;
 * one query at a time, p50/p95 ms wall (and p50 CPU ms): raw ``index.search`` at depth 10,
   memlab's vector leg (array path) and memlab's full hybrid search (``MemorySearch.search``:
   FTS5 + FAISS + merge + decay + MMR + threshold + result objects), for ``Flat`` (exact) and
@@ -41,10 +45,13 @@ Measured (one process; machine load recorded before and after):
 from __future__ import annotations
 
 import argparse
+import ctypes
+import ctypes.util
 import gc
 import os
 import resource
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -63,9 +70,23 @@ NOW = "2026-01-01T00:00:00Z"  #: after the last dated file (about 2,000 days fro
 
 
 def rss_mb() -> float:
-    """Current resident set size (Linux /proc), MB."""
+    """Resident set size (Linux /proc), MB, of what is live: a full collection first, then
+    glibc's ``malloc_trim(0)`` hands freed heap pages back to the OS (without it, memory freed
+    by an earlier step, such as the exact index before the ANN one is built, stays resident
+    and is counted against the next)."""
+    gc.collect()
+    libc = ctypes.util.find_library("c")
+    if libc is not None:
+        trim = getattr(ctypes.CDLL(libc), "malloc_trim", None)
+        if trim is not None:
+            trim(0)
     with open("/proc/self/statm", encoding="ascii") as fh:
         return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def file_mb(path: Path) -> float:
+    """Bytes on disk of a SQLite file and its ``-wal``, MB."""
+    return sum(p.stat().st_size for p in (path, Path(f"{path}-wal")) if p.exists()) / 2**20
 
 
 def unit_vectors(n: int, dims: int, clusters: int, seed: int) -> np.ndarray:
@@ -168,6 +189,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="FAISS threads for building/training the ANN index")
     ap.add_argument("--no-cache", action="store_true",
                     help="bypass the vector leg's in-memory embedding cache (needed at 1M)")
+    ap.add_argument("--fts-store", choices=("file", "memory"), default="file",
+                    help="the FTS5 table in a temporary file, as `memlab index` keeps it "
+                         "(default), or in memory, as a corpus-only search builds it")
     ap.add_argument("--tiny", action="store_true", help="20,000 chunks, IVF64, 50 queries")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args(argv)
@@ -176,6 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         args.ann = "IVF64,Flat" if args.ann.startswith("IVF") else args.ann
     import faiss
 
+    from memlab.index.store import IndexStore
     from memlab.openclaw import MemorySearch
 
     faiss.omp_set_num_threads(args.threads)
@@ -216,22 +241,30 @@ def main(argv: list[str] | None = None) -> int:
     config = {"memorySearch": {"provider": "local", "query": {"hybrid": {
         "mmr": {"enabled": True}, "temporalDecay": {"enabled": True}}}},
         "memlab": {"keyword": "fts5", "vectorIndex": "Flat"}}
-    ms = MemorySearch.from_corpus(corpus, config, embedder)
+    store, fts_path = None, None
+    tmp = tempfile.TemporaryDirectory(prefix="memlab-bench-scale-")
+    if args.fts_store == "file":
+        fts_path = Path(tmp.name) / "index.sqlite"
+        t0 = time.perf_counter()
+        store = IndexStore.from_corpus(corpus, path=fts_path)
+        build["FTS5 table (file)"] = time.perf_counter() - t0
+        rss_steps["FTS5 table (file)"] = rss_mb() - rss0
+    ms = MemorySearch.from_corpus(corpus, config, embedder, store=store)
     pipe = ms.pipeline(now=NOW)
     fusion = pipe.stages[0]
     vec, fts = fusion.vector.stage, fusion.text.stage
     mmr = next(s for s in pipe.stages if type(s).__name__ == "MMR")
+    first_keyword = ("first keyword query" if store is not None
+                     else "FTS5 table (in memory)")
     steps = {"vector leg (vectors + Flat)": vec.fit,
-             "FTS5 table": lambda: fts.transform_query(Query(warm[0], boost=False)),
+             first_keyword: lambda: fts.transform_query(Query(warm[0], boost=False)),
              "MMR token matrix": mmr.token_matrix,
              "first search (result columns)": lambda: ms.search(warm[0], now=NOW)}
     for name, step in steps.items():
         build[name] = timed(step)
-        gc.collect()
         rss_steps[name] = rss_mb() - rss0  # cumulative RSS growth (MB) after each step
     for q in warm:
         ms.search(q, now=NOW)
-    gc.collect()
     rss_flat = rss_mb()
 
     def measure(index) -> dict[str, dict[str, float]]:
@@ -255,12 +288,10 @@ def main(argv: list[str] | None = None) -> int:
     is_ivf = args.ann.upper().startswith("IVF")
     knob = "nprobe" if is_ivf else "efSearch"
     vec.index_ = None  # free the exact index before the ANN one is built
-    gc.collect()
     faiss.omp_set_num_threads(args.build_threads)
     vec.set_params(index=args.ann, index_params=None)
     ann_build_s = timed(vec.fit)
     faiss.omp_set_num_threads(args.threads)
-    gc.collect()
     rss_ann = rss_mb()
     ps = faiss.ParameterSpace()
     ladder = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
@@ -291,7 +322,10 @@ def main(argv: list[str] | None = None) -> int:
            "vector_plus_text_kb": target_kb,
            "memory_ratio_flat": per_chunk["flat_kb"] / target_kb,
            "memory_ratio_ann": per_chunk["ann_kb"] / target_kb,
-           "rss_growth_mb_after_step": rss_steps,
+           "rss_growth_mb_after_step": rss_steps, "fts_store": args.fts_store,
+           "fts_file_mb": file_mb(fts_path) if fts_path is not None else None,
+           "fts_file_kb_per_chunk": (file_mb(fts_path) * 1024 / n
+                                     if fts_path is not None else None),
            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
            "benchmark_own_arrays_mb": (docs.nbytes + qvecs.nbytes + del_ids_bytes) / 2**20,
            "loadavg_before": load_before, "loadavg_after": load_after,
@@ -320,12 +354,19 @@ def main(argv: list[str] | None = None) -> int:
     print("build s: " + ", ".join(f"{k} {v:.1f}" for k, v in build.items()))
     print("RSS growth MB after each step: "
           + ", ".join(f"{k} {v:.0f}" for k, v in rss_steps.items()))
+    if fts_path is not None:
+        print(f"FTS5 table in a file (as `memlab index` keeps it): {row['fts_file_mb']:.0f} MB "
+              f"on disk ({row['fts_file_kb_per_chunk']:.2f} KB per chunk), not in the RSS "
+              "above beyond SQLite's page cache")
     print(markdown(headers, body))
     path = write_json("bench_scale", {"versions": versions("faiss-cpu"),
                                       "params": vars(args) | {"out": str(args.out)},
                                       "rows": [row], "table": {"headers": headers,
                                                                "rows": body}}, args.out)
     print(f"wrote {path}")
+    if store is not None:
+        store.close()
+    tmp.cleanup()
     return 0 if chosen is not None else 1
 
 

@@ -5,9 +5,10 @@
 
 A seeded synthetic corpus (Zipfian vocabulary; chunks in dated daily files, so temporal decay
 has work to do) and seeded random unit vectors (query embedding is excluded: query vectors
-are embedded once before timing and served from the embedder's query cache). Measured, per
-query, round-robin over the variants (``--repeat`` rounds, the median per query, then
-p50/p95 over queries), in process CPU time by default (``--clock cpu``: a busy shared machine
+are embedded once before timing and served from the embedder's query cache). Measured per
+query (``--repeat`` rounds, the variants interleaved call by call but each on a different
+query at each step, see :func:`per_query_ms`; the median per query, then p50/p95 over
+queries), in process CPU time by default (``--clock cpu``: a busy shared machine
 moves it far less than wall time; ``--clock wall`` for wall time). Each size in ``--chunks``
 is a separate corpus; the machine's load average before and after each size, the BLAS
 thread pools (threadpoolctl) and FAISS's thread count are recorded with the results:
@@ -93,15 +94,26 @@ class RandomVectors(EmbeddingProvider):
 
 def per_query_ms(variants: dict[str, object], items: list, repeat: int,
                  clock=time.process_time) -> dict[str, np.ndarray]:
-    """Median ms per item of each variant, the variants run round-robin per item (so machine
-    load drifts hit all of them alike); ``clock`` is process CPU time by default."""
-    out = {name: np.zeros((repeat, len(items))) for name in variants}
+    """Median ms per item of each variant over ``repeat`` rounds; ``clock`` is process CPU
+    time by default.
+
+    The variants are interleaved call by call (so machine load drifts hit all of them
+    alike, and each call runs after other work, with caches as cold as between an agent's
+    searches), but at each step variant ``v`` runs item ``(i + v) mod n``: no call follows
+    another variant's call on the same item. (Plain round-robin per item would let a
+    variant run right after one that has just read the same SQLite pages for the same
+    query, such as the raw FTS5 query before the raw "same work" one, and time it warm.)
+    Each round still runs every variant once on every item."""
+    names = list(variants)
+    n = len(items)
+    out = {name: np.zeros((repeat, n)) for name in names}
     for r in range(repeat):
-        for i, item in enumerate(items):
-            for name, fn in variants.items():
+        for i in range(n):
+            for v, name in enumerate(names):
+                j = (i + v) % n
                 t0 = clock()
-                fn(item)
-                out[name][r, i] = clock() - t0
+                variants[name](items[j])
+                out[name][r, j] = clock() - t0
     return {name: np.median(v, axis=0) * 1000.0 for name, v in out.items()}
 
 

@@ -33,3 +33,17 @@ def test_benchmark_runs_tiny(name, needs, tmp_path, capsys):
     assert "|---" in text
     payload = json.loads(out.read_text())
     assert payload["machine"]["cpus"] and payload["versions"]["numpy"]
+
+
+def test_search_timing_never_follows_another_variant_on_the_same_query():
+    # interleaved call by call, but no call follows another variant's call on the same
+    # query (whose warm SQLite pages would flatter it); every variant runs every query
+    calls = []
+    variants = {name: (lambda q, name=name: calls.append((name, q))) for name in "abc"}
+    times = _load("bench_search").per_query_ms(variants, [0, 1, 2, 3], repeat=2)
+    assert len(calls) == 24
+    assert all(calls[k][1] != calls[k + 1][1] for k in range(len(calls) - 1))
+    assert [c[0] for c in calls[:6]] == ["a", "b", "c", "a", "b", "c"]
+    for name in "abc":
+        assert sorted(q for v, q in calls if v == name) == [0, 0, 1, 1, 2, 2, 3, 3]
+    assert set(times) == set("abc") and all(len(v) == 4 for v in times.values())
