@@ -116,7 +116,7 @@ class IndexedMemorySearch(MemorySearch):
     def _pipeline_options(self) -> dict[str, Any]:
         # the same pipeline as MemorySearch, with the index's legs injected: its FTS5 table
         # and (for a "Flat" vector index) its stored vectors scored as sqlite-vec does
-        options = {**super()._pipeline_options(), "store": self.store}
+        options = super()._pipeline_options()  # with "store": self.store
         if self.config.memlab.vector_index == "Flat":
             store = self.store
             options["vector_leg"] = lambda embedder, depth: IndexVectorSearch(

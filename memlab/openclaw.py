@@ -360,7 +360,7 @@ class MemorySearch:
         in-memory FTS5 table; the hits are the same.
         """
         self = cls.__new__(cls)
-        self._keyword_store = store
+        self.store = store
         cfg = config if isinstance(config, MemlabConfig) else load_config(
             DEFAULT_CONFIG if config is None else config)
         if embedder is None and cfg.memory_search.resolved_provider() != "none":
@@ -376,14 +376,16 @@ class MemorySearch:
     visibility: str | None = None
     agent_id: str = "main"
 
-    #: The FTS5 source given to :meth:`from_corpus` (``None``: an in-memory table).
-    _keyword_store: Any = None
+    #: The :class:`~memlab.index.IndexStore` the ``"fts5"`` keyword leg queries (``None``: an
+    #: in-memory FTS5 table of the corpus); set by :meth:`from_corpus` and by the persistent
+    #: index's search.
+    store: Any = None
 
     def _pipeline_options(self) -> dict[str, Any]:
-        """Extra keyword arguments for :func:`openclaw_pipeline` (subclasses add a store)."""
+        """Extra keyword arguments for :func:`openclaw_pipeline` (subclasses add legs)."""
         options = self._session_options()
-        if self._keyword_store is not None:
-            options["store"] = self._keyword_store
+        if self.store is not None:
+            options["store"] = self.store
         return options
 
     def _session_options(self) -> dict[str, Any]:
