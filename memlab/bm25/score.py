@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from memlab.bm25.postings import Postings, QueryTerms, query_terms
-from memlab.kernels.backend import BACKENDS, numba_available, resolve_backend
+from memlab.kernels.backend import BACKENDS, compiled, numba_available, resolve_backend
 
 __all__ = ["BACKENDS", "Postings", "QueryTerms", "numba_available", "query_terms", "rank",
            "rank_numpy", "resolve_backend"]
@@ -39,9 +39,8 @@ def rank(post: Postings, queries: QueryTerms, depth: int | None, match_all: bool
     (None: all), on the backend :func:`resolve_backend` picks. Both backends return the same
     arrays."""
     if resolve_backend(backend) == "numba":
-        from memlab.bm25.numba_backend import rank_numba
-
-        return rank_numba(post, queries, depth, match_all)
+        return compiled("memlab.bm25.numba_backend").rank_numba(post, queries, depth,
+                                                               match_all)
     return rank_numpy(post, queries, depth, match_all)
 
 

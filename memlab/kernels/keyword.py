@@ -30,9 +30,12 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
+
+from memlab.kernels.backend import compiled
 
 # OpenClaw's lexical boost constants (manager-search.ts, scoreFallbackKeywordResult).
 W_OVERLAP = 0.45
@@ -161,6 +164,13 @@ class BoostTable:
             self._bitsets = (bit_row, bits)
         return self._bitsets
 
+    @functools.cached_property
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """What the compiled backend reads, in its argument order: ``(indptr, tokens,
+        *postings, *bitsets, length_boosts)`` (made once: the single-query path reads it per
+        call)."""
+        return (self.indptr, self.tokens, *self.postings, *self.bitsets, self.length_boosts)
+
     @property
     def keys(self) -> np.ndarray:
         """``document * max(n_vocab, 1) + token`` of every (document, token), ascending."""
@@ -223,9 +233,7 @@ def boost_hits(table: BoostTable, text_score: np.ndarray, docnos: np.ndarray,
     q_ids = np.asarray(q_ids, dtype=np.int64)
     n_query_tokens = np.asarray(n_query_tokens, dtype=np.float64)
     if backend == "numba":
-        from memlab.kernels.keyword_numba import boost_hits_numba
-
-        return boost_hits_numba(
+        return compiled("memlab.kernels.keyword_numba").boost_hits_numba(
             table, text_score, docnos, q_ptr, q_ids, n_query_tokens,
             None if path_hits is None else np.asarray(path_hits, dtype=np.int64),
             None if qrow_of is None else np.asarray(qrow_of, dtype=np.int64),
@@ -247,9 +255,8 @@ def text_scores(scores: np.ndarray, relevance: bool = True,
     :func:`relevance_to_score` (``relevance``, BM25) or a copy (TF-IDF's cosine), on
     ``backend`` (``"numpy"`` or ``"numba"``: the same bits)."""
     if backend == "numba":
-        from memlab.kernels.keyword_numba import text_scores_numba
-
-        return text_scores_numba(np.asarray(scores, dtype=np.float64), bool(relevance))
+        return compiled("memlab.kernels.keyword_numba").text_scores_numba(
+            np.asarray(scores, dtype=np.float64), bool(relevance))
     if backend != "numpy":
         raise ValueError(f"backend must be 'numpy' or 'numba' (got {backend!r})")
     scores = np.asarray(scores, dtype=np.float64)
@@ -277,11 +284,9 @@ def score_query(table: BoostTable, scores: np.ndarray, docnos: np.ndarray, q_ids
     ([0.5, 0.75], [1.0, 0.78125])
     """
     if backend == "numba":
-        from memlab.kernels.keyword_numba import score_query_numba
-
-        return score_query_numba(table, scores, docnos, bool(relevance), q_ids,
-                                 float(n_query_tokens), path_hits,
-                                 (W_OVERLAP, W_DENSITY, PATH_BOOST))
+        return compiled("memlab.kernels.keyword_numba").score_query_numba(
+            table, scores, docnos, bool(relevance), q_ids, float(n_query_tokens), path_hits,
+            (W_OVERLAP, W_DENSITY, PATH_BOOST))
     text = text_scores(scores, relevance, backend)
     q_ids = np.asarray(q_ids, dtype=np.int64)
     boosted = boost_hits(table, text, docnos, np.array([0, len(q_ids)]), q_ids,

@@ -220,15 +220,14 @@ def _score_query(scores, docnos, relevance, q_ids, nq, indptr, tokens, t_ptr, t_
                                   w_overlap, w_density, path_boost)
 
 
-def _arrays(table: Any) -> tuple[np.ndarray, ...]:
+def _scratch(table: Any) -> tuple[np.ndarray, np.ndarray]:
     """A pair of zeroed scratch arrays from the table's pool (new ones when all are in use;
-    give them back with ``table.pool.append``), its postings and its bitset rows."""
+    give them back with ``table.pool.append``)."""
     try:
-        mask, slot = table.pool.pop()
+        return table.pool.pop()
     except IndexError:
-        mask = np.zeros(max(table.n_vocab, 1), dtype=np.uint8)
-        slot = np.zeros(len(table.indptr) - 1, dtype=np.int32)
-    return (mask, slot, *table.postings, *table.bitsets)
+        return (np.zeros(max(table.n_vocab, 1), dtype=np.uint8),
+                np.zeros(len(table.indptr) - 1, dtype=np.int32))
 
 
 def boost_hits_numba(table: Any, text_score: np.ndarray, docnos: np.ndarray,
@@ -240,11 +239,10 @@ def boost_hits_numba(table: Any, text_score: np.ndarray, docnos: np.ndarray,
     n = len(docnos)
     if n == 0:
         return np.zeros(0)
-    mask, slot, t_ptr, t_docs, bit_row, bits = _arrays(table)
+    mask, slot = _scratch(table)
     out = _boost(text_score, docnos, _EMPTY if qrow_of is None else qrow_of, q_ptr, q_ids,
-                 n_query_tokens, table.indptr, table.tokens, t_ptr, t_docs, bit_row, bits,
-                 table.length_boosts, _EMPTY if path_hits is None else path_hits, mask, slot,
-                 *weights)
+                 n_query_tokens, *table.arrays, _EMPTY if path_hits is None else path_hits,
+                 mask, slot, *weights)
     table.pool.append((mask, slot))  # all zero again (a failed call's are not given back)
     return out
 
@@ -255,10 +253,9 @@ def score_query_numba(table: Any, scores: np.ndarray, docnos: np.ndarray, releva
     """:func:`memlab.kernels.keyword.score_query` on numba, one compiled call (arguments as
     there: ``scores`` float64, ``docnos``, ``q_ids`` and ``path_hits`` int64); the same
     values."""
-    mask, slot, t_ptr, t_docs, bit_row, bits = _arrays(table)
+    mask, slot = _scratch(table)
     out = np.empty((2, len(docnos)))
-    _score_query(scores, docnos, relevance, q_ids, n_query_tokens, table.indptr, table.tokens,
-                 t_ptr, t_docs, bit_row, bits, table.length_boosts,
+    _score_query(scores, docnos, relevance, q_ids, n_query_tokens, *table.arrays,
                  _EMPTY if path_hits is None else path_hits, mask, slot, *weights, out)
     table.pool.append((mask, slot))  # all zero again (a failed call's are not given back)
     return out[0], out[1]

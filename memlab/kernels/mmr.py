@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from memlab.kernels.backend import resolve_backend
+from memlab.kernels.backend import compiled, resolve_backend
 
 
 def jaccard_rows(matrix: sp.csr_matrix, rows: np.ndarray, backend: str = "auto") -> np.ndarray:
@@ -42,8 +42,7 @@ def jaccard_rows(matrix: sp.csr_matrix, rows: np.ndarray, backend: str = "auto")
     """
     rows = np.asarray(rows, dtype=np.int64)
     if backend != "numpy" and resolve_backend(backend) == "numba":
-        from memlab.kernels.mmr_numba import jaccard_rows_numba
-
+        jaccard_rows_numba = compiled("memlab.kernels.mmr_numba").jaccard_rows_numba
         return jaccard_rows_numba(matrix.indptr, matrix.indices, rows, matrix.shape[1])
     indptr, indices = matrix.indptr, matrix.indices
     starts, ends = indptr[rows], indptr[rows + 1]
@@ -143,8 +142,7 @@ def mmr_order(scores: np.ndarray, sim: np.ndarray | Callable[[], np.ndarray], la
         sim = sim()
     if single and backend != "numpy" and resolve_backend(backend) == "numba" \
             and not np.isnan(scores).any():
-        from memlab.kernels.mmr_numba import mmr_order_numba
-
+        mmr_order_numba = compiled("memlab.kernels.mmr_numba").mmr_order_numba
         stop = keep is not None and limit is not None
         return mmr_order_numba(scores, sim, lam, keep if stop else None,
                                int(limit) if stop else 0)

@@ -117,7 +117,8 @@ class OpenClawDocs:
         self.paths = [str(p) for p in uniques]
         self.all_paths = "\x00".join(self.paths)
         self._contains: dict[str, np.ndarray | None] = {}
-        self._token_info: dict[str, tuple[int, np.ndarray | None]] = {}
+        self._token_id: dict[str, int] = {}
+        self._path_token: dict[str, np.ndarray] = {}
 
     @property
     def doc_token(self) -> sp.csr_matrix:
@@ -196,14 +197,18 @@ class OpenClawDocs:
 
     def token_info(self, token: str) -> tuple[int, np.ndarray | None]:
         """What one query token gives the boost: its id in ``vocabulary`` (-1: in no text)
-        and :meth:`contains` (kept per token)."""
-        info = self._token_info.get(token)
-        if info is None:
-            if len(self._token_info) > 10_000:
-                self._token_info.clear()
-            info = self._token_info[token] = (self.vocabulary.get(token, -1),
-                                              self.contains(token))
-        return info
+        and :meth:`contains` (both kept per token: the id in ``_token_id``, the paths of a
+        token some path contains in ``_path_token``)."""
+        token_id = self._token_id.get(token)
+        if token_id is None:
+            if len(self._token_id) > 10_000:
+                self._token_id.clear()
+                self._path_token.clear()
+            in_path = self.contains(token)
+            if in_path is not None:
+                self._path_token[token] = in_path
+            token_id = self._token_id[token] = self.vocabulary.get(token, -1)
+        return token_id, self._path_token.get(token)
 
     def query_tokens(self, query: str, docnos: np.ndarray
                      ) -> tuple[np.ndarray, int, np.ndarray | None]:
@@ -212,17 +217,17 @@ class OpenClawDocs:
         hit how many of them its path contains (``None``: none does)."""
         tokens = set(openclaw_fts_tokens(query))  # distinct: the counts ignore the order
         try:  # every token seen before: one look-up each
-            infos = list(map(self._token_info.__getitem__, tokens))
+            ids = list(map(self._token_id.__getitem__, tokens))
         except KeyError:
-            infos = list(map(self.token_info, tokens))
-        ids = np.array([i for i, _ in infos if i >= 0], dtype=np.int64)
+            ids = [self.token_info(t)[0] for t in tokens]
+        ids = np.array([i for i in ids if i >= 0], dtype=np.int64)
         path_hits = None
-        for _, in_path in infos:
-            if in_path is not None:
-                if path_hits is None:
-                    path_hits = in_path[docnos].astype(np.int64)
-                else:
-                    path_hits += in_path[docnos]
+        for token in tokens & self._path_token.keys():  # usually none: a set operation
+            in_path = self._path_token[token]
+            if path_hits is None:
+                path_hits = in_path[docnos].astype(np.int64)
+            else:
+                path_hits += in_path[docnos]
         return ids, len(tokens), path_hits
 
     def score_query(self, query: str, docnos: np.ndarray, scores: np.ndarray,
