@@ -204,6 +204,11 @@ class _LexicalStage(Stage):
         corpus = self.corpus
         return (id(corpus), id(corpus.chunks), len(corpus.chunks), self._tokenizer_key())
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        # any assignment may be a parameter's: the next _fit compares its whole state again
+        self.__dict__.pop("_fit_quick_cache", None)
+        super().__setattr__(name, value)
+
     def _fit_state(self) -> tuple[tuple, int]:
         """What :meth:`_fit` depends on, cheaply: the parameter objects, the corpus' chunk
         table and the tokenizer's parameter objects (compared by identity: assigning a
@@ -218,15 +223,37 @@ class _LexicalStage(Stage):
             return (object(),), -1
         return ((*own, chunks, tok, *tok_params), -1 if chunks is None else len(chunks))
 
+    def _fit_quick_state(self) -> tuple[tuple, int]:
+        """The part of :meth:`_fit_state` that can change without an assignment to this
+        stage: the corpus' chunk table (identity and length) and the tokenizer's parameter
+        objects."""
+        tok = self.tokenizer
+        chunks = getattr(self.corpus, "chunks", None)
+        try:
+            tok_params = () if tok is None or not hasattr(tok, "get_params") else \
+                _params_of(tok)
+        except KeyError:
+            return (object(),), -1
+        return (chunks, *tok_params), -1 if chunks is None else len(chunks)
+
     def _fit(self) -> None:
         """Build (or reuse) the tokenised corpus and the weight matrix for the current params.
 
-        Returns at once (the fixed cost of one query at a time) while :meth:`_fit_state` is
-        that of the last complete fit."""
+        Returns at once (the fixed cost of one query at a time) while nothing was assigned to
+        the stage since the last complete fit (:meth:`__setattr__` drops the quick check) and
+        :meth:`_fit_quick_state` is that fit's; otherwise while :meth:`_fit_state` is."""
+        quick = self.__dict__.get("_fit_quick_cache")
+        if quick is not None:
+            objects, n_chunks = self._fit_quick_state()
+            if (n_chunks == quick[1] and len(objects) == len(quick[0])
+                    and all(map(operator.is_, objects, quick[0]))):
+                return
+        self.__dict__.pop("_fit_docs", None)
         objects, n_chunks = state = self._fit_state()
         cached = self.__dict__.get("_fit_state_cache")
         if (cached is not None and cached[1] == n_chunks and len(cached[0]) == len(objects)
                 and all(map(operator.is_, objects, cached[0]))):
+            self._keep_quick_state(state)
             return
         self.__dict__.pop("_fit_state_cache", None)
         self._validate_common()
@@ -244,6 +271,14 @@ class _LexicalStage(Stage):
         # the kernels' rule (MEMLAB_KERNEL_BACKEND, the process default, numba if importable)
         self.__dict__["_boost_backend"] = resolve_backend(self.backend)
         self.__dict__["_fit_state_cache"] = state
+        self._keep_quick_state(state)
+
+    def _keep_quick_state(self, state: tuple[tuple, int]) -> None:
+        """After a complete fit with ``state``: keep :meth:`_fit_quick_state` (not for a
+        state that never compares equal)."""
+        quick = self._fit_quick_state()
+        if state[1] != -1 or len(state[0]) != 1:
+            self.__dict__["_fit_quick_cache"] = quick
 
     def _build_counts(self) -> None:
         """Tokenise the corpus: ``vocabulary_``, ``doc_term_counts_`` (docs × terms),
@@ -418,8 +453,13 @@ class _LexicalStage(Stage):
     # OpenClaw boost ---------------------------------------------------------------------------
 
     def _openclaw_doc_table(self) -> OpenClawDocs:
-        # depends on the corpus only, so tokenizer/variant sweeps reuse it
-        return corpus_docs(self.__dict__, self.corpus)
+        """The corpus' :class:`OpenClawDocs` (called after :meth:`_fit`). It depends on the
+        corpus only, so tokenizer/variant sweeps reuse it; kept for the current fit (``_fit``
+        drops it whenever it checks the whole state) so one query skips the key check."""
+        docs = self.__dict__.get("_fit_docs")
+        if docs is None:
+            docs = self.__dict__["_fit_docs"] = corpus_docs(self.__dict__, self.corpus)
+        return docs
 
     def _boosted(self, qrow_of: np.ndarray, docnos: np.ndarray, queries: Sequence[str],
                  text_scores: np.ndarray) -> np.ndarray:

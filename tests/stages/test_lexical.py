@@ -366,6 +366,34 @@ def test_get_params_set_params_round_trip_and_refit(notes):
     assert stage.score_matrix("deployed")[0].max() > 0
 
 
+def test_one_query_path_sees_every_change_after_its_fit(notes):
+    """transform_query's quick fit check: an assignment to the stage, a tokenizer attribute
+    set directly, a replaced chunk table and rows added in place all refit."""
+    from memlab.frames import Query
+
+    def scores(stage):  # raw scores, then OpenClaw's boosted scores (the doc table's)
+        hits = stage.transform_query(Query("deploy talked keys"))
+        return hits.score.tolist() + hits.boosted_score.tolist()
+
+    def fresh(stage):
+        return scores(BM25(**stage.get_params(deep=False)))
+
+    corpus = Corpus.from_texts(NOTES, paths=PATHS)
+    stage = BM25(corpus, tokenizer=Tokenizer())
+    first = scores(stage)
+    assert scores(stage) == first  # nothing changed: the same fit
+    stage.k1 = 0.5  # a plain assignment, not set_params
+    second = scores(stage)
+    assert second == fresh(stage) != first
+    stage.tokenizer.stemmer = "english"  # the tokenizer's own attribute: "keys" -> "key"
+    assert scores(stage) == fresh(stage) != second
+    corpus.chunks = corpus.chunks.iloc[:1].reset_index(drop=True)
+    assert len(scores(stage)) == 2  # one hit
+    corpus.chunks.loc[1] = corpus.chunks.loc[0]  # a row added in place
+    assert scores(stage) == fresh(stage)
+    assert len(scores(stage)) == 4
+
+
 def test_repr_is_readable(notes):
     assert repr(BM25(notes)) == "BM25(corpus=Corpus(in memory: 6 files, 6 chunks))"
     text = repr(BM25(notes, tokenizer=Tokenizer(stemmer="english"), variant="bm25+"))
