@@ -9,8 +9,10 @@ bm25s runs its fastest backend (``backend="numba"``), compiled before timing; me
 kernel likewise. Per corpus, CPU time (``time.process_time``) of raw retrieval (memlab's BM25
 stage ``_rank``: query texts -> docnos + scores, as bm25s ``retrieve`` returns) in one batch
 and one query at a time, the systems interleaved within each of ``--repeat`` rounds (order
-alternating), medians; the BM25 *stage* one query at a time (``transform_query``: hits, text
-scores and OpenClaw's boost, on arrays) against memlab's raw retrieval; machine load
+alternating), medians; each ratio is the median over rounds of the ratio within a round
+(paired: a change of machine speed between rounds cancels); the BM25 *stage* one query at a
+time (``transform_query``: hits, text scores and OpenClaw's boost, on arrays) against
+memlab's raw retrieval; machine load
 (``os.getloadavg``) before and after each corpus.
 Index peak memory: one subprocess per system loads only its own input (memlab: the texts,
 bm25s: the token lists; the same tokens), resets the kernel's peak-RSS counter (VmHWM, via
@@ -154,8 +156,9 @@ def memory_both(doc_tokens: list[list[str]], traced: bool) -> dict[str, dict]:
     return out
 
 
-def interleaved(fns: dict[str, callable], repeat: int) -> dict[str, float]:
-    """Median CPU seconds per function, run round-robin (order alternating each round)."""
+def interleaved(fns: dict[str, callable], repeat: int) -> dict[str, list[float]]:
+    """CPU seconds of each function per round, run round-robin (order alternating each
+    round)."""
     times: dict[str, list[float]] = {name: [] for name in fns}
     names = list(fns)
     for r in range(max(1, repeat)):
@@ -163,7 +166,18 @@ def interleaved(fns: dict[str, callable], repeat: int) -> dict[str, float]:
             t0 = time.process_time()
             fns[name]()
             times[name].append(time.process_time() - t0)
+    return times
+
+
+def medians(times: dict[str, list[float]]) -> dict[str, float]:
     return {name: statistics.median(t) for name, t in times.items()}
+
+
+def paired_ratio(times: dict[str, list[float]], ours: str, peer: str) -> float:
+    """The median over rounds of ``ours / peer`` within each round: the two ran next to each
+    other, so a change of machine speed between rounds (another tenant, the clock) cancels,
+    where a ratio of the two medians would keep it."""
+    return statistics.median(a / b for a, b in zip(times[ours], times[peer], strict=True))
 
 
 def bench(name: str, docs: list[str], queries: list[str], args) -> dict:
@@ -190,18 +204,19 @@ def bench(name: str, docs: list[str], queries: list[str], args) -> dict:
     ours = nb._rank(qtexts)
     same_bits = all(np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
                     for a, b in zip(ours, npy._rank(qtexts), strict=True))
-    batch = interleaved({
+    batch_t = interleaved({
         "memlab": lambda: nb._rank(qtexts),
         "bm25s": bm25s_batch,
         "memlab_numpy": lambda: npy._rank(qtexts),
     }, args.repeat)
-    one = interleaved({
+    one_t = interleaved({
         "memlab": lambda: [nb._rank([qtexts[i]]) for i in single],
         "bm25s": lambda: [retriever.retrieve([query_tokens[i]], k=k, show_progress=False,
                                              n_threads=1) for i in single],
         # the BM25 *stage* on arrays: hits + text scores + OpenClaw's boost
         "memlab_stage": lambda: [nb.transform_query(Query(qtexts[i])) for i in single],
     }, args.repeat)
+    batch, one = medians(batch_t), medians(one_t)
     b_docs, b_scores = bm25s_batch()
     diffs, overlap = [], []
     for i, (d, s) in enumerate(ours):
@@ -218,10 +233,10 @@ def bench(name: str, docs: list[str], queries: list[str], args) -> dict:
     return {
         "corpus": name, "docs": len(docs), "queries": n_q, "single_queries": len(single),
         "batch_s": batch, "single_s": one,
-        "batch_ratio": batch["memlab"] / batch["bm25s"],
-        "single_ratio": one["memlab"] / one["bm25s"],
-        "numpy_batch_ratio": batch["memlab_numpy"] / batch["bm25s"],
-        "stage_over_raw_single": one["memlab_stage"] / one["memlab"],
+        "batch_ratio": paired_ratio(batch_t, "memlab", "bm25s"),
+        "single_ratio": paired_ratio(one_t, "memlab", "bm25s"),
+        "numpy_batch_ratio": paired_ratio(batch_t, "memlab_numpy", "bm25s"),
+        "stage_over_raw_single": paired_ratio(one_t, "memlab_stage", "memlab"),
         "memlab_qps_batch": n_q / batch["memlab"], "bm25s_qps_batch": n_q / batch["bm25s"],
         "memory": mem,
         "memory_ratio_tracemalloc": (mem["memlab"]["tracemalloc_peak_mb"]
