@@ -267,9 +267,9 @@ class _LexicalStage(Stage):
         if self.__dict__.get("_weight_key_cache") != weight_key:
             self._build_weights()
             self.__dict__["_weight_key_cache"] = weight_key
-        # the boost's backend (speed only: both give the same bits), resolved once per fit by
-        # the kernels' rule (MEMLAB_KERNEL_BACKEND, the process default, numba if importable)
-        self.__dict__["_boost_backend"] = resolve_backend(self.backend)
+        # the kernels' backend (speed only: both give the same bits), resolved once per fit
+        # by their rule (MEMLAB_KERNEL_BACKEND, the process default, numba if importable)
+        self.__dict__["_backend"] = resolve_backend(self.backend)
         self.__dict__["_fit_state_cache"] = state
         self._keep_quick_state(state)
 
@@ -383,22 +383,23 @@ class _LexicalStage(Stage):
         # text scores (as _text_scores) and the boost in one kernel call per query
         if query.boost:
             text_scores, boosted = self._openclaw_doc_table().score_query(
-                text, docnos, scores, self._relevance_scores, self._boost_backend)
+                text, docnos, scores, self._relevance_scores, self._backend)
         else:
             text_scores = keyword_text_scores(scores, self._relevance_scores,
-                                              self._boost_backend)
+                                              self._backend)
             boosted = np.full(len(docnos), np.nan)
         return QueryHits(docnos, scores, text_score=text_scores, boosted_score=boosted,
                          fallback=np.zeros(len(docnos), dtype=bool))
 
     def _rank(self, texts: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per query text: (docnos, raw scores) of its hits, best first, at most ``depth``,
-        from :func:`memlab.bm25.score.rank` on ``backend`` (numpy or numba: the same bits;
-        scores bit-identical to :meth:`score_matrix`, ties by lower docno)."""
+        from :func:`memlab.bm25.score.rank` on ``backend`` as the last :meth:`_fit` resolved
+        it (numpy or numba: the same bits; scores bit-identical to :meth:`score_matrix`, ties
+        by lower docno)."""
         if len(texts) == 0:
             return []
         return rank(self._postings(), self._query_terms(texts), self.depth,
-                    self.match == "all", self.backend)
+                    self.match == "all", self._backend)
 
     def _query_terms(self, texts: list[str]) -> QueryTerms:
         """The queries as kernel input (the rows of :meth:`_query_counts` and
@@ -465,7 +466,7 @@ class _LexicalStage(Stage):
                  text_scores: np.ndarray) -> np.ndarray:
         """:func:`openclaw_boosted_score` of every hit ``(queries[qrow_of[i]], docnos[i])``."""
         return self._openclaw_doc_table().boosted(qrow_of, docnos, queries, text_scores,
-                                                  self._boost_backend)
+                                                  self._backend)
 
 
 class BM25(_LexicalStage):
