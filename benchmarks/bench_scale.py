@@ -241,9 +241,9 @@ def main(argv: list[str] | None = None) -> int:
     config = {"memorySearch": {"provider": "local", "query": {"hybrid": {
         "mmr": {"enabled": True}, "temporalDecay": {"enabled": True}}}},
         "memlab": {"keyword": "fts5", "vectorIndex": "Flat"}}
-    store, fts_path = None, None
-    tmp = tempfile.TemporaryDirectory(prefix="memlab-bench-scale-")
-    if args.fts_store == "file":
+    store, fts_path, tmp = None, None, None
+    if args.fts_store == "file":  # a temporary directory only for the file
+        tmp = tempfile.TemporaryDirectory(prefix="memlab-bench-scale-")
         fts_path = Path(tmp.name) / "index.sqlite"
         t0 = time.perf_counter()
         store = IndexStore.from_corpus(corpus, path=fts_path)
@@ -366,7 +366,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wrote {path}")
     if store is not None:
         store.close()
-    tmp.cleanup()
+    if tmp is not None:
+        tmp.cleanup()
     return 0 if chosen is not None else 1
 
 
