@@ -35,15 +35,18 @@ def test_benchmark_runs_tiny(name, needs, tmp_path, capsys):
     assert payload["machine"]["cpus"] and payload["versions"]["numpy"]
 
 
-def test_search_timing_never_follows_another_variant_on_the_same_query():
+@pytest.mark.parametrize("names", ["ab", "abc", "abcde"])
+@pytest.mark.parametrize("n_items", [3, 4, 5])
+def test_search_timing_never_follows_another_variant_on_the_same_query(names, n_items):
     # interleaved call by call, but no call follows another variant's call on the same
     # query (whose warm SQLite pages would flatter it); every variant runs every query
     calls = []
-    variants = {name: (lambda q, name=name: calls.append((name, q))) for name in "abc"}
-    times = _load("bench_search").per_query_ms(variants, [0, 1, 2, 3], repeat=2)
-    assert len(calls) == 24
+    variants = {name: (lambda q, name=name: calls.append((name, q))) for name in names}
+    items = list(range(n_items))
+    times = _load("bench_search").per_query_ms(variants, items, repeat=2)
+    assert len(calls) == 2 * n_items * len(names)
     assert all(calls[k][1] != calls[k + 1][1] for k in range(len(calls) - 1))
-    assert [c[0] for c in calls[:6]] == ["a", "b", "c", "a", "b", "c"]
-    for name in "abc":
-        assert sorted(q for v, q in calls if v == name) == [0, 0, 1, 1, 2, 2, 3, 3]
-    assert set(times) == set("abc") and all(len(v) == 4 for v in times.values())
+    assert [c[0] for c in calls[:2 * len(names)]] == list(names) * 2
+    for name in names:
+        assert sorted(q for v, q in calls if v == name) == sorted(items * 2)
+    assert set(times) == set(names) and all(len(v) == n_items for v in times.values())
