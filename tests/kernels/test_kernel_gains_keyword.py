@@ -1,5 +1,6 @@
 import numpy as np
 import pandas as pd
+import pytest
 
 from memlab.eval.relevance import span_gains as frame_span_gains
 from memlab.kernels.gains import document_gains, first_occurrences, span_gains
@@ -24,6 +25,18 @@ def test_frame_span_gains_use_the_kernel():
 def test_document_level():
     assert first_occurrences(np.array([5, 3, 5, 9, 3])).tolist() == [0, 1, 3]
     assert document_gains(np.array([2.0, np.nan, -1.0])).tolist() == [2, 0, 0]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_first_occurrences_equal_the_definition(seed):
+    # the first position of each distinct key, in list order: as np.unique's first indices
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 400))
+    keys = rng.integers(-5, int(rng.integers(1, 60)), n) * int(rng.choice([1, 10**12]))
+    expected = np.sort(np.unique(keys, return_index=True)[1])
+    got = first_occurrences(keys)
+    assert got.dtype == np.int64 and got.tolist() == expected.tolist()
+    assert first_occurrences(np.zeros(0, dtype=np.int64)).tolist() == []
 
 
 def test_boost_kernel_equals_the_scalar_rule():
