@@ -103,8 +103,9 @@ def per_query_ms(variants: dict[str, object], items: list, repeat: int,
     another variant's call on the same item. (Plain round-robin per item would let a
     variant run right after one that has just read the same SQLite pages for the same
     query, such as the raw FTS5 query before the raw "same work" one, and time it warm.)
-    When the last variant of a step would run the item the next step starts with (2
-    variants), the offsets step by 2: item ``(i + 2 v) mod n`` (more than 2 items).
+    When the last variant of a step would run the item the next step starts with
+    (``(variants - 1) mod n == 1``: 2 variants, say), the offsets step by 2: item
+    ``(i + 2 v) mod n`` (more than 2 items).
     Each round still runs every variant once on every item."""
     names = list(variants)
     n = len(items)

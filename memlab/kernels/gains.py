@@ -58,7 +58,7 @@ def first_occurrences(keys: np.ndarray) -> np.ndarray:
     np.not_equal(ordered[1:], ordered[:-1], out=head[1:])
     is_first = np.zeros(len(keys), dtype=bool)
     is_first[order[head]] = True
-    return np.flatnonzero(is_first).astype(np.int64)
+    return np.flatnonzero(is_first).astype(np.int64, copy=False)
 
 
 def document_gains(grades: np.ndarray) -> np.ndarray:
