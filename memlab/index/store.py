@@ -44,7 +44,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -300,6 +300,16 @@ class ChunkRow:
     text: str
 
 
+class _Snapshot(NamedTuple):
+    """What :meth:`IndexStore.corpus` and friends read, loaded in one read transaction."""
+
+    revision: int
+    corpus: Corpus
+    vectors: np.ndarray | None
+    #: the chunks' rowids in docno order (ascending)
+    rowids: np.ndarray
+
+
 class IndexStore:
     """A memlab index file (or an in-memory index when ``path`` is ``None``/``":memory:"``).
 
@@ -347,7 +357,7 @@ class IndexStore:
                 self._open_read_only(exc)
             else:
                 raise IndexCorrupt(self.path, str(exc)) from None
-        self._snapshot: tuple[int, Corpus, np.ndarray | None] | None = None
+        self._snapshot: _Snapshot | None = None
         self._pinned: Corpus | None = None
 
     def _connect(self, read_only: bool, immutable: bool = False) -> sqlite3.Connection:
@@ -637,14 +647,14 @@ class IndexStore:
         self._conn.execute(sql)
 
     # -- reads -----------------------------------------------------------------------------
-    def _load(self) -> tuple[int, Corpus, np.ndarray | None]:
+    def _load(self) -> _Snapshot:
         with self.read() as conn:
             revision = int(conn.execute(
                 f"SELECT revision FROM {STATE_TABLE} WHERE id = 1").fetchone()[0])
             rows = conn.execute(
                 f"SELECT c.id, c.path, c.source, c.start_line, c.end_line, c.text, c.hash, "
-                f"v.embedding FROM {CHUNKS_TABLE} c LEFT JOIN {VECTOR_TABLE} v ON v.id = c.id "
-                "ORDER BY c.rowid").fetchall()
+                f"v.embedding, c.rowid FROM {CHUNKS_TABLE} c LEFT JOIN {VECTOR_TABLE} v "
+                "ON v.id = c.id ORDER BY c.rowid").fetchall()
             files = conn.execute(
                 f"SELECT path, source, hash, mtime, size FROM {SOURCES_TABLE} "
                 "ORDER BY rowid").fetchall()
@@ -666,9 +676,10 @@ class IndexStore:
         root = Path(ws_row[0]) if ws_row else None
         corpus = Corpus(chunks=chunks, files=files_df, root=root, model=model)
         vectors = _stack_blobs([r[7] for r in rows])
-        return revision, corpus, vectors
+        rowids = np.fromiter((r[8] for r in rows), dtype=np.int64, count=len(rows))
+        return _Snapshot(revision, corpus, vectors, rowids)
 
-    def _current(self) -> tuple[int, Corpus, np.ndarray | None]:
+    def _current(self) -> _Snapshot:
         if self._pinned is not None:
             assert self._snapshot is not None
             return self._snapshot
@@ -685,6 +696,11 @@ class IndexStore:
             self._snapshot = self._current()
             self._pinned = self._snapshot[1]
         return self._pinned
+
+    @property
+    def pinned(self) -> bool:
+        """Whether :meth:`corpus` is frozen by :meth:`pin`."""
+        return self._pinned is not None
 
     def unpin(self) -> None:
         """Follow the index again (:meth:`corpus` reloads when it changes)."""
@@ -704,6 +720,16 @@ class IndexStore:
         as :meth:`corpus`; ``None`` when no chunk has a vector (keyword-only index). Chunks
         without a vector get a row of NaN."""
         return self._current()[2]
+
+    def current_rowids(self) -> np.ndarray | None:
+        """The chunk table's rowids of :meth:`corpus`' chunks in docno order (ascending),
+        when that snapshot is the index's current state; ``None`` when the index has changed
+        since a :meth:`pin`. A chunk's FTS row shares its rowid (:meth:`write_file`), so an
+        FTS rowid locates its docno here without reading the row's ``id``."""
+        snap = self._current()
+        if self._pinned is not None and snap.revision != self.revision():
+            return None
+        return snap.rowids
 
     def ids_to_docnos(self) -> dict[str, int]:
         """``{chunk id: docno}`` for :meth:`corpus`."""
@@ -745,7 +771,8 @@ class IndexStore:
                  for i, r in enumerate(corpus.chunks.itertuples(index=False))])
             store._index_fts()
         arr = None if vectors is None else np.ascontiguousarray(vectors, dtype=np.float32)
-        store._snapshot = (store.revision(), corpus, arr)
+        store._snapshot = _Snapshot(store.revision(), corpus, arr,
+                                    np.arange(1, len(corpus.chunks) + 1, dtype=np.int64))
         store._pinned = corpus
         store._id_map = (corpus, {str(i): i for i in range(len(corpus.chunks))})
         return store

@@ -51,6 +51,11 @@ BITSET_RATIO = 32
 def bm25_rank_to_score(rank: Any) -> Any:
     """OpenClaw's ``bm25RankToScore`` of FTS5 ranks (array in, array out; scalar, float)."""
     rank = np.asarray(rank, dtype=np.float64)
+    if rank.ndim and rank.size and rank.max() < 0 and rank.min() > -np.inf:
+        # every rank finite and negative (FTS5's bm25 of a match): the ``safe < 0`` branch
+        # below, the same operations, without its masks (one query's path)
+        relevance = -rank
+        return relevance / (1 + relevance)
     finite = np.isfinite(rank)
     safe = np.where(finite, rank, 0.0)
     relevance = -safe

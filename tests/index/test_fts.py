@@ -46,6 +46,16 @@ def test_bm25_rank_to_score():
         assert bm25_rank_to_score(bad) == 0.001
 
 
+def test_bm25_rank_to_score_arrays_match_the_scalars():
+    """The all-negative fast path gives the bits of the element-wise rule."""
+    rng = np.random.default_rng(7)
+    for ranks in (-rng.exponential(3, 200), np.r_[-rng.exponential(3, 50), 0.0, 2.0, np.nan],
+                  np.array([-1e-300, -1e300, -5e-324])):
+        got = bm25_rank_to_score(ranks)
+        want = [bm25_rank_to_score(float(r)) for r in ranks]
+        assert got.tolist() == want
+
+
 def test_escape_like_pattern():
     assert escape_like_pattern("a_b%c\\d") == "a\\_b\\%c\\\\d"
 
@@ -223,3 +233,102 @@ def test_config_selects_the_fts5_leg():
     hits = pipe("deploy key")
     assert hits["path"].tolist() == ["doc-2.md", "doc-1.md"]
     assert (hits["score"] == hits["boosted_score"]).all()  # keyword-only ranks by the boost
+
+
+QUERIES = ["deploy key", "vault", "key", "deploy vault backup", "nothing lunch", "zz deploy qq",
+           "vault key deploy", "missing words only"]
+
+
+def _forced_ids(leg: FTS5, query: str):
+    """``leg``'s hits of ``query`` with chunk ids read from the FTS rows (no rowid map)."""
+    store, tokenizer = leg._store()
+    with store._lock:
+        state = leg._table_state(store)._replace(rowids=None)
+        return leg._keyword_hits(store, tokenizer, query, leg.depth, store.ids_to_docnos(),
+                                 state, True)
+
+
+@pytest.mark.parametrize("index", ["corpus", "file"])
+def test_rowid_mode_gives_the_hits_of_chunk_ids(tmp_path, workspace, index):
+    """While every FTS row shares its chunk's rowid, a query selects FTS5's rowid (not the
+    ``id`` column) and maps it to a docno: the same hits, scores and fallback merges as
+    reading the chunk ids."""
+    if index == "corpus":
+        leg = FTS5(Corpus.from_texts(DOCS * 3), depth=4)
+        queries = QUERIES
+    else:
+        store = IndexStore(tmp_path / "i.sqlite")
+        sync_index(store, workspace, {"provider": "none"})
+        leg = FTS5(store, depth=4)
+        queries = QUERIES + ["deploy", "billing retries", "部署流程在周二"]
+    fallback_seen = 0
+    for q in queries:
+        fast = leg._search_one(q)
+        assert leg._fts_state.rowids is not None, q
+        slow = _forced_ids(leg, q)
+        fallback_seen += fast.fallback
+        assert fast.fallback == slow.fallback, q
+        for a, b in zip(fast[:4], slow[:4], strict=True):
+            np.testing.assert_array_equal(a, b, err_msg=q)
+    assert fallback_seen
+
+
+def test_rowid_mode_off_when_a_pinned_snapshot_is_behind(tmp_path, workspace):
+    """Another writer deletes the last chunk and writes a new one under the same rowid: a
+    pinned snapshot must not map that rowid to the deleted chunk's docno."""
+    import sqlite3
+
+    store = IndexStore(tmp_path / "i.sqlite")
+    sync_index(store, workspace, {"provider": "none"})
+    store.pin()
+    leg = FTS5(store, depth=50)
+    assert leg._search_one("zebraword").docno.tolist() == []
+    assert leg._fts_state.rowids is not None
+    other = sqlite3.connect(tmp_path / "i.sqlite", isolation_level=None)
+    last, cid = other.execute(f"SELECT rowid, id FROM {CHUNKS_TABLE} ORDER BY rowid DESC "
+                              "LIMIT 1").fetchone()
+    other.execute("BEGIN IMMEDIATE")
+    other.execute(f"DELETE FROM {FTS_TABLE} WHERE rowid = ?", (last,))
+    other.execute(f"UPDATE {CHUNKS_TABLE} SET id = 'new-chunk', text = 'zebraword' "
+                  "WHERE rowid = ?", (last,))
+    other.execute(f"INSERT INTO {FTS_TABLE} (rowid, text, id, path, source, model, "
+                  f"start_line, end_line) SELECT rowid, text, id, path, source, model, "
+                  f"start_line, end_line FROM {CHUNKS_TABLE} WHERE rowid = ?", (last,))
+    other.execute("COMMIT")
+    other.close()
+    assert cid != "new-chunk"
+    assert leg._search_one("zebraword").docno.tolist() == []  # not in the pinned snapshot
+    assert leg._fts_state.rowids is None
+    store.unpin()
+    found = leg._search_one("zebraword").docno.tolist()
+    assert leg._fts_state.rowids is not None
+    assert [store.corpus().chunks["chunk_id"][d] for d in found] == ["new-chunk"]
+
+
+def test_a_commit_during_the_search_runs_it_again(tmp_path, workspace, monkeypatch):
+    """A commit by another connection while a query runs moves ``PRAGMA data_version``:
+    the query runs again on the new state."""
+    import sqlite3
+
+    store = IndexStore(tmp_path / "i.sqlite")
+    sync_index(store, workspace, {"provider": "none"})
+    leg = FTS5(store)
+    want = leg._search_one("vault")
+    calls = []
+    original = FTS5._keyword_hits
+
+    def commit_meanwhile(self, *args):
+        calls.append(args[-2].rowids is not None)  # the state this try runs with
+        if len(calls) == 1:
+            other = sqlite3.connect(tmp_path / "i.sqlite", isolation_level=None)
+            other.execute(f"INSERT INTO {CHUNKS_TABLE} (id, path, source, start_line, "
+                          "end_line, hash, model, text, updated_at) VALUES ('extra', 'x.md', "
+                          "'memory', 1, 1, 'h', 'fts-only', 'unrelated', 0)")
+            other.close()
+        return original(self, *args)
+
+    monkeypatch.setattr(FTS5, "_keyword_hits", commit_meanwhile)
+    got = leg._search_one("vault")
+    assert calls == [True, True]
+    for a, b in zip(got[:4], want[:4], strict=True):
+        np.testing.assert_array_equal(a, b)
