@@ -24,19 +24,20 @@ it and runs any other stage through ``transform`` on a one-query frame, so a cus
 anywhere in a pipeline is still exact, only slower. A final selection whose eligible set does
 not depend on order (:class:`Selects`, e.g. thresholds) is handed to the stage before it
 (``query.cut``), so an order-only stage such as MMR can stop once the selection is full.
+A stage may also run some of the stages after it in one step (:class:`Absorbs`: OpenClaw's
+merge takes decay, MMR and the cut into one compiled call, :mod:`memlab.kernels.tail`).
 
-The single-query path runs with numpy's BLAS on one thread (:func:`single_thread_blas`): one
-query's arrays are a few dozen candidates, and a multi-threaded BLAS spends more on waking
-its threads than on a product that small (MMR's Jaccard block cost 5-10x its one-thread CPU
-time with OpenBLAS's two threads). Products of 0/1 blocks and per-element loops give the same
-bits on any thread count.
+Where the single-query path reaches numpy's BLAS it holds it at one thread
+(:func:`memlab.kernels.blas.single_thread_blas`: around MMR's numpy Jaccard product, the
+persistent index's exact vector scan and a stage run through ``transform``): one query's
+arrays are a few dozen candidates, and a multi-threaded BLAS spends more on waking its threads
+than on a product that small (MMR's Jaccard block cost 5-10x its one-thread CPU time with
+OpenBLAS's two threads). Only there: setting and restoring the thread count costs tens of
+microseconds between an agent's searches, a tenth of a search at 5,000 chunks.
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any, Protocol, runtime_checkable
 
@@ -44,6 +45,7 @@ import numpy as np
 import pandas as pd
 
 from memlab.frames import Query, QueryHits, as_queries
+from memlab.kernels.blas import single_thread_blas
 from memlab.text.params import Params
 
 
@@ -70,67 +72,16 @@ class Selects(Protocol):
         ...
 
 
-class _BlasLimit:
-    """numpy's BLAS thread pool held at one thread while any single query runs (a depth count
-    under a lock, so overlapping queries in threads restore the original count once, last).
+@runtime_checkable
+class Absorbs(Protocol):
+    """A stage that, for one query, can also run the stages right after it in one step:
+    ``absorb_query(query, hits, following)`` returns ``(hits, n)``, the hits after itself
+    and the first ``n`` stages of ``following``, or ``None`` when it cannot this time (then
+    each stage runs on its own). The hits must equal what those stages return one by one."""
 
-    Each BLAS library's count is read and set directly through its threadpoolctl controller
-    (two ctypes calls, a few microseconds) rather than through ``ThreadpoolController.limit``,
-    which re-reads every library's full info on each call (~100 us per query); a library
-    already at one thread is left alone."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.depth = 0
-        self.libs: list[Any] | None = None  # threadpoolctl's controllers of the BLAS (lazy)
-        self.saved: list[tuple[Any, int]] = []  # (controller, count to restore)
-
-    def enter(self) -> None:
-        with self.lock:
-            if self.depth == 0:
-                if self.libs is None:
-                    # threadpoolctl (a scikit-learn dependency) finds the loaded BLAS
-                    # (OpenBLAS, MKL, BLIS) and sets its thread count
-                    from threadpoolctl import ThreadpoolController
-
-                    self.libs = list(ThreadpoolController().select(
-                        user_api="blas").lib_controllers)
-                saved = []
-                for lib in self.libs:
-                    n = lib.num_threads
-                    if n != 1:
-                        lib.set_num_threads(1)
-                        saved.append((lib, n))
-                self.saved = saved
-            self.depth += 1
-
-    def exit(self) -> None:
-        with self.lock:
-            self.depth -= 1
-            if self.depth == 0:
-                for lib, n in self.saved:
-                    lib.set_num_threads(n)
-                self.saved = []
-
-
-_BLAS = _BlasLimit()
-
-
-@contextmanager
-def single_thread_blas() -> Iterator[None]:
-    """Run the block with numpy's BLAS on one thread, then restore its thread count (what the
-    single-query path does; see the module docstring).
-
-    >>> import numpy as np
-    >>> with single_thread_blas():
-    ...     int((np.ones((3, 4), dtype=np.float32) @ np.ones((4, 3), dtype=np.float32))[0, 0])
-    4
-    """
-    _BLAS.enter()
-    try:
-        yield
-    finally:
-        _BLAS.exit()
+    def absorb_query(self, query: Query, hits: QueryHits | None, following: list[Any]
+                     ) -> tuple[QueryHits, int] | None:  # pragma: no cover
+        ...
 
 
 def run_query(stage: Any, query: Query, hits: QueryHits | None = None) -> QueryHits:
@@ -140,7 +91,8 @@ def run_query(stage: Any, query: Query, hits: QueryHits | None = None) -> QueryH
     if method is not None:
         return method(query, hits)
     frame = query.frame() if hits is None else hits.to_frame(query)
-    return QueryHits.from_frame(stage.transform(frame))
+    with single_thread_blas():  # whatever the stage does runs on one query
+        return QueryHits.from_frame(stage.transform(frame))
 
 
 class Stage(Params):
@@ -191,13 +143,21 @@ class Sequence(Stage):
         if isinstance(query, str):
             query = Query(query.strip())
         stages = self.stages
-        with single_thread_blas():
-            for i, stage in enumerate(stages):
-                nxt = stages[i + 1] if i + 1 < len(stages) else None
-                here = query
-                if nxt is not None and getattr(nxt, "eligible_query", None) is not None:
-                    here = replace(query, cut=nxt)
-                hits = run_query(stage, here, hits)
+        i = 0
+        while i < len(stages):
+            stage = stages[i]
+            absorb = getattr(stage, "absorb_query", None)
+            done = absorb(query, hits, stages[i + 1:]) if absorb is not None else None
+            if done is not None:
+                hits, n = done
+                i += 1 + n
+                continue
+            nxt = stages[i + 1] if i + 1 < len(stages) else None
+            here = query
+            if nxt is not None and getattr(nxt, "eligible_query", None) is not None:
+                here = replace(query, cut=nxt)
+            hits = run_query(stage, here, hits)
+            i += 1
         return hits if hits is not None else QueryHits.empty()
 
     def named_stages(self) -> dict[str, Stage]:

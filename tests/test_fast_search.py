@@ -8,6 +8,7 @@ import json
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from memlab.embed.cache import CachedEmbedder
@@ -116,3 +117,40 @@ def test_fts_rows_without_a_chunk_are_still_filtered():
                      "'fts-only', 1, 1)")
     assert leg.transform_query(Query("deploy key")).docno.tolist() == [0]
     assert leg("deploy key")["docno"].tolist() == [0]
+
+
+@pytest.mark.parametrize("name", ["hybrid", "hybrid-mmr-decay", "hybrid-bm25"])
+def test_compiled_tail_runs_and_equals_the_stages_one_by_one(name, embedder, monkeypatch):
+    """With numba installed, OpenClaw's merge absorbs decay, MMR and the cut into one
+    compiled call (memlab.kernels.tail); the hits equal each stage on its own (the numpy
+    kernels, MEMLAB_KERNEL_BACKEND=numpy), every field, on every query."""
+    pytest.importorskip("numba")
+    from memlab.stages.fusion import Fusion
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ms = MemorySearch(WORKSPACE, _config(name), embedder)
+    absorbed = []
+    original = Fusion.absorb_query
+
+    def spy(self, *args):
+        done = original(self, *args)
+        absorbed.append(None if done is None else done[1])
+        return done
+
+    monkeypatch.setattr(Fusion, "absorb_query", spy)
+    for q in QUERIES:
+        if not q.strip():
+            continue
+        for kw in ({"now": NOW}, {"now": NOW, "max_results": 20, "min_score": 0.0}):
+            pipe = ms.pipeline(kw.get("max_results"), kw.get("min_score"), kw["now"])
+            monkeypatch.delenv("MEMLAB_KERNEL_BACKEND", raising=False)
+            fast = pipe.transform_query(Query(q.strip(), chunks=ms.corpus.chunks))
+            monkeypatch.setenv("MEMLAB_KERNEL_BACKEND", "numpy")
+            slow = pipe.transform_query(Query(q.strip(), chunks=ms.corpus.chunks))
+            for field, a, b in zip(fast._fields, fast, slow, strict=True):
+                assert (a is None) == (b is None), (field, q)
+                if a is not None:
+                    assert a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True), (
+                        field, q, kw)
+    assert set(absorbed) == {3, None}  # decay, MMR (on or off) and the cut; None: numpy

@@ -37,6 +37,7 @@ import pandas as pd
 from memlab.embed.base import EmbeddingProvider
 from memlab.embed.cache import CachedEmbedder
 from memlab.frames import Query, QueryHits, as_queries, build_hits
+from memlab.kernels.blas import single_thread_blas
 from memlab.pipeline import Stage
 
 __all__ = ["METRICS", "IndexVectorSearch", "js_cosine", "knn_l2", "parity_cosine"]
@@ -225,7 +226,8 @@ class IndexVectorSearch(Stage):
                 f"{docs.shape[1]}-dim vectors; rebuild it with `memlab index --force`")
         if not np.any(qvecs[0] != 0):  # OpenClaw skips an all-zero query vector
             return empty
-        rows, scores = self._rank(qvecs[0], docs, depth)
+        with single_thread_blas():  # one query vector against every chunk
+            rows, scores = self._rank(qvecs[0], docs, depth)
         return have[rows], scores
 
     def __getstate__(self) -> dict[str, Any]:

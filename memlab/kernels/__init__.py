@@ -18,8 +18,12 @@ module             step (OpenClaw 2026.7.35 source it mirrors)
 ``decay``          temporal decay multipliers (``temporal-decay.ts``)
 ``mmr``            Jaccard similarity and greedy MMR selection (``mmr.ts``); one query may
                    run on its compiled backend ``mmr_numba`` (the same picks)
-``backend``        which implementation runs: numpy, or numba when installed (``"auto"``)
 ``threshold``      ``minScore`` with OpenClaw's relaxations, ``maxResults``
+``tail``           one query's merge -> decay -> MMR -> cut in one compiled call
+                   (``tail_numba``, over ``fusion_numba``, ``mmr_numba``,
+                   ``threshold_numba``): the same hits as the steps one by one
+``backend``        which implementation runs: numpy, or numba when installed (``"auto"``)
+``blas``           numpy's BLAS held at one thread around one query's small products
 ``gains``          relevance gains of a ranked list (span and document level)
 =================  ==========================================================================
 

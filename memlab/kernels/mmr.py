@@ -29,6 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from memlab.kernels.backend import compiled, resolve_backend
+from memlab.kernels.blas import single_thread_blas
 
 
 def jaccard_rows(matrix: sp.csr_matrix, rows: np.ndarray, backend: str = "auto") -> np.ndarray:
@@ -43,7 +44,7 @@ def jaccard_rows(matrix: sp.csr_matrix, rows: np.ndarray, backend: str = "auto")
     rows = np.asarray(rows, dtype=np.int64)
     if backend != "numpy" and resolve_backend(backend) == "numba":
         jaccard_rows_numba = compiled("memlab.kernels.mmr_numba").jaccard_rows_numba
-        return jaccard_rows_numba(matrix.indptr, matrix.indices, rows, matrix.shape[1])
+        return jaccard_rows_numba(matrix.indptr, matrix.indices, rows)
     indptr, indices = matrix.indptr, matrix.indices
     starts, ends = indptr[rows], indptr[rows + 1]
     lens = ends - starts
@@ -71,7 +72,8 @@ def jaccard_rows(matrix: sp.csr_matrix, rows: np.ndarray, backend: str = "auto")
             row_of = np.repeat(np.arange(n), lens)
             dense = np.zeros((n, int(compact[-1]) + 1), dtype=np.float32)
             dense[row_of[keep], compact[column[keep]]] = 1.0
-            inter = (dense @ dense.T).astype(np.float64)
+            with single_thread_blas():
+                inter = (dense @ dense.T).astype(np.float64)
         np.fill_diagonal(inter, sizes)
     union = sizes[:, None] + sizes[None, :] - inter
     empty = sizes == 0
@@ -101,15 +103,32 @@ def jaccard_matrix(rows: sp.csr_matrix) -> np.ndarray:
     return jaccard_rows(rows, np.arange(rows.shape[0]))
 
 
+def clamp_lambda(lambda_: Any) -> np.ndarray:
+    """``mmr.ts``'s ``Math.max(0, Math.min(1, lambda))``, the one clamp of MMR's lambda
+    (a scalar or one per configuration); NaN is an error.
+
+    >>> float(clamp_lambda(1.5)), clamp_lambda([0.3, -1]).tolist()
+    (1.0, [0.3, 0.0])
+    """
+    if type(lambda_) is float:  # one query's setting: np.clip's result without the arrays
+        if lambda_ != lambda_:
+            raise ValueError(f"MMR lambda must be a number in [0, 1], got {lambda_!r}")
+        return np.float64(lambda_ if 0.0 <= lambda_ <= 1.0 else (0.0 if lambda_ < 0 else 1.0))
+    lam = np.asarray(lambda_, dtype=np.float64)
+    if np.isnan(lam).any():
+        raise ValueError(f"MMR lambda must be a number in [0, 1], got {lambda_!r}")
+    return np.clip(lam, 0.0, 1.0)
+
+
 def mmr_order(scores: np.ndarray, sim: np.ndarray | Callable[[], np.ndarray], lambda_: Any,
               keep: np.ndarray | None = None, limit: int | None = None,
               pos: np.ndarray | None = None, backend: str = "auto") -> np.ndarray:
     """Greedy MMR selection order.
 
-    ``lambda_`` is clamped to [0, 1] here (``mmr.ts``: ``Math.max(0, Math.min(1, lambda))``),
-    the only place; NaN is an error. ``sim`` may be a function of no arguments that returns
-    the similarities: it is called only when the order needs them (not for one item or
-    ``lambda = 1``, a plain sort), so a caller need not build them for nothing.
+    ``lambda_`` is clamped to [0, 1] (:func:`clamp_lambda`); NaN is an error. ``sim`` may be
+    a function of no arguments that returns the similarities: it is called only when the
+    order needs them (not for one item or ``lambda = 1``, a plain sort), so a caller need not
+    build them for nothing.
 
     One query: ``scores`` ``(n,)`` already sorted by score (descending), ``sim`` ``(n, n)``;
     returns positions in selection order. With ``keep`` (a mask over the items) and ``limit``,
@@ -128,10 +147,7 @@ def mmr_order(scores: np.ndarray, sim: np.ndarray | Callable[[], np.ndarray], la
     single = scores.ndim == 1
     n = scores.shape[-1]
     c = 1 if single else scores.shape[0]
-    lam = np.asarray(lambda_, dtype=np.float64)
-    if np.isnan(lam).any():
-        raise ValueError(f"MMR lambda must be a number in [0, 1], got {lambda_!r}")
-    lam = np.clip(lam, 0.0, 1.0)
+    lam = clamp_lambda(lambda_)
     if single:
         lam = float(lam.reshape(-1)[0])
         if n <= 1 or lam == 1.0:

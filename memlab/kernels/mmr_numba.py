@@ -7,15 +7,16 @@ float operations in the same order (``rel = (s - lo) / span``, ``gain = lam * re
 ``value = gain - (1 - lam) * max_sim``; numba emits no fused multiply-add without
 ``fastmath``) and the same tie rule (the higher score, then the earlier item). What is cheaper:
 one compiled pass instead of a dozen numpy calls per selection step, and for the
-similarities no sort or dense block: each distinct token of the rows gets a local id, and each
-pair of rows holding a token counts it once. Compiled on first use, then cached on disk by numba.
+similarities no sort or dense block: each distinct token of the rows gets a local id (a small
+hash table), and each pair of rows holding a token counts it once. Compiled on first use, then
+cached on disk by numba.
 
 Scores with a NaN are left to the numpy kernel (its ``argmax`` picks a NaN first), so the two
 never disagree; :func:`memlab.kernels.mmr.mmr_order` checks that before calling here.
 
 >>> import numpy as np, scipy.sparse as sp
 >>> m = sp.csr_matrix(np.array([[1, 1, 0], [1, 1, 0], [0, 0, 1]], dtype=np.float32))
->>> sim = jaccard_rows_numba(m.indptr, m.indices, np.array([0, 1, 2]), 3)
+>>> sim = jaccard_rows_numba(m.indptr, m.indices, np.array([0, 1, 2]))
 >>> sim.tolist()
 [[1.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
 >>> mmr_order_numba(np.array([0.9, 0.89, 0.8]), sim, 0.3, None, 0).tolist()
@@ -24,16 +25,15 @@ never disagree; :func:`memlab.kernels.mmr.mmr_order` checks that before calling 
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 from numba import njit
 
-__all__ = ["jaccard_rows_numba", "mmr_order_numba"]
+__all__ = ["greedy_order", "jaccard_csr", "jaccard_rows_numba", "mmr_order_numba"]
 
 
 @njit(cache=True, nogil=True)
-def _jaccard(indptr, indices, rows, mark):
+def jaccard_csr(indptr, indices, rows):
+    """Pairwise Jaccard of the CSR rows ``rows`` (each row a set of token ids)."""
     n = len(rows)
     sizes = np.empty(n, dtype=np.float64)
     total = 0
@@ -41,23 +41,30 @@ def _jaccard(indptr, indices, rows, mark):
         size = indptr[rows[i] + 1] - indptr[rows[i]]
         sizes[i] = size
         total += size
-    # each distinct token of the rows gets a local id (``mark`` maps token -> id, and is
-    # reset to -1 for the tokens touched before returning)
+    # each distinct token of the rows gets a local id, through a small open-addressing
+    # table (at least twice the rows' tokens): a vocabulary-sized scratch array would be
+    # read at random, and between searches (caches cold) that cost more than the rest
+    cap = 16
+    while cap < 2 * total:
+        cap *= 2
+    slot_mask = cap - 1
+    keys = np.full(cap, -1, dtype=np.int64)
+    ids = np.empty(cap, dtype=np.int64)
     local = np.empty(total, dtype=np.int64)
-    touched = np.empty(total, dtype=np.int64)
     n_local = 0
     q = 0
     for i in range(n):
         for p in range(indptr[rows[i]], indptr[rows[i] + 1]):
-            t = indices[p]
-            if mark[t] < 0:
-                mark[t] = n_local
-                touched[n_local] = t
+            t = np.int64(indices[p])
+            h = (t * np.int64(0x9E3779B1)) & slot_mask
+            while keys[h] != -1 and keys[h] != t:
+                h = (h + 1) & slot_mask
+            if keys[h] == -1:
+                keys[h] = t
+                ids[h] = n_local
                 n_local += 1
-            local[q] = mark[t]
+            local[q] = ids[h]
             q += 1
-    for k in range(n_local):
-        mark[touched[k]] = -1
     # the rows holding each local token (a CSR of token -> rows, rows ascending)
     start = np.zeros(n_local + 1, dtype=np.int64)
     for q in range(total):
@@ -90,22 +97,16 @@ def _jaccard(indptr, indices, rows, mark):
     return sim
 
 
-_SCRATCH = threading.local()
-
-
-def jaccard_rows_numba(indptr: np.ndarray, indices: np.ndarray, rows: np.ndarray,
-                       vocabulary: int) -> np.ndarray:
-    """:func:`memlab.kernels.mmr.jaccard_rows` of the CSR rows ``rows`` (``vocabulary``
-    columns): the pairwise Jaccard similarity, two empty sets 1, one empty set 0."""
-    mark = getattr(_SCRATCH, "mark", None)
-    if mark is None or len(mark) < vocabulary:
-        mark = np.full(max(int(vocabulary), 1), -1, dtype=np.int64)  # kept at -1 between calls
-        _SCRATCH.mark = mark
-    return _jaccard(indptr, indices, np.ascontiguousarray(rows, dtype=np.int64), mark)
+def jaccard_rows_numba(indptr: np.ndarray, indices: np.ndarray, rows: np.ndarray
+                       ) -> np.ndarray:
+    """:func:`memlab.kernels.mmr.jaccard_rows` of the CSR rows ``rows``: the pairwise
+    Jaccard similarity, two empty sets 1, one empty set 0."""
+    return jaccard_csr(indptr, indices, np.ascontiguousarray(rows, dtype=np.int64))
 
 
 @njit(cache=True, nogil=True)
-def _order(scores, sim, lam, keep, use_keep, limit):
+def greedy_order(scores, sim, lam, keep, use_keep, limit):
+    """The greedy MMR picks of one query (see :func:`mmr_order_numba`)."""
     n = len(scores)
     lo = scores[0]
     hi = scores[0]
@@ -158,6 +159,6 @@ def mmr_order_numba(scores: np.ndarray, sim: np.ndarray, lam: float,
     mask = (np.ascontiguousarray(np.broadcast_to(np.asarray(keep, dtype=np.bool_),
                                                  (len(scores),))) if use_keep
             else np.zeros(0, dtype=np.bool_))
-    return _order(np.ascontiguousarray(scores, dtype=np.float64),
+    return greedy_order(np.ascontiguousarray(scores, dtype=np.float64),
                   np.ascontiguousarray(sim, dtype=np.float64), float(lam), mask, use_keep,
                   int(limit))

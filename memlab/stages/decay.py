@@ -31,6 +31,7 @@ import pandas as pd
 from memlab.corpus import Corpus
 from memlab.frames import Query, QueryHits, rerank
 from memlab.kernels.decay import DAY_MS, decay_multiplier, decay_multipliers
+from memlab.kernels.tail import Decay
 from memlab.pipeline import Stage
 from memlab.workspace import dated_path_date, is_evergreen
 
@@ -134,6 +135,14 @@ class TemporalDecay(Stage):
         mult = self.docno_multipliers(hits.docno, to_epoch_ms(now))
         hits = hits._replace(score=hits.score * mult)
         return hits.take(np.argsort(-hits.score, kind="stable"))
+
+    def tail_step(self, query: Query) -> Decay:
+        """This stage as a step of :mod:`memlab.kernels.tail` (the multipliers of
+        :meth:`docno_multipliers` at the query's time; off: a no-op step)."""
+        if not self.enabled:
+            return Decay(None)
+        now_ms = to_epoch_ms(self.now if query.now is None else query.now)
+        return Decay(lambda docnos: self.docno_multipliers(docnos, now_ms))
 
     def _path_rule(self, path: str, source: str) -> float | None:
         """The timestamp a path itself decides (dated: its day; evergreen: NaN), else None

@@ -23,8 +23,10 @@ import numpy as np
 import pandas as pd
 
 from memlab.frames import Query, QueryHits
+from memlab.kernels.backend import resolve_backend
 from memlab.kernels.cut import leg_cut_rows
 from memlab.kernels.fusion import METHODS, fuse_scores, normalize_weights, union
+from memlab.kernels.tail import STEP_ORDER, ranked_tail
 from memlab.pipeline import Stage, run_query
 
 __all__ = ["METHODS", "Fusion", "normalize_weights"]
@@ -81,6 +83,53 @@ class Fusion(Stage):
         vec = run_query(self.vector, legs) if self.vector is not None else None
         txt = run_query(self.text, legs) if self.text is not None else None
         return self.merge(vec, txt)
+
+    def absorb_query(self, query: Query, hits: QueryHits | None, following: list[Stage]
+                     ) -> tuple[QueryHits, int] | None:
+        """One query's merge and the stages right after it that declare a step of
+        :mod:`memlab.kernels.tail` (``tail_step(query)``: temporal decay, MMR, the cut, in
+        that order), in one compiled call (:class:`~memlab.pipeline.Absorbs`). Only for
+        OpenClaw's method with both legs, when the kernels run on numba (``"auto"``); the
+        hits equal those of :meth:`transform_query` and those stages one by one."""
+        if (self.method != "openclaw" or self.vector is None or self.text is None
+                or hits is not None or resolve_backend("auto") != "numba"):
+            return None
+        steps: list = []
+        for stage in following:
+            declare = getattr(stage, "tail_step", None)
+            step = declare(query) if declare is not None else None
+            if step is None or (steps and STEP_ORDER.index(type(step))
+                                <= STEP_ORDER.index(type(steps[-1]))):
+                break
+            steps.append(step)
+        if not steps:
+            return None
+        self.validate()
+        k = int(self.candidates)
+        legs = replace(query, limit=k, cut=None, boost=False)
+        vector = run_query(self.vector, legs)
+        text = run_query(self.text, legs)
+        vrows = leg_cut_rows(len(vector.docno), k)
+        if vrows is not None:
+            vector = vector.take(vrows)
+        trows = leg_cut_rows(len(text.docno), k, text.fallback)
+        if trows is not None:
+            text = text.take(trows)
+        text_score = text.text_score if text.text_score is not None else text.score
+        ranked = None
+        if vector.score.dtype == np.float64 and text_score.dtype == np.float64:
+            ranked = ranked_tail(vector.docno, vector.score, text.docno, text_score,
+                                 normalize_weights(self.vector_weight, self.text_weight),
+                                 steps)
+        if ranked is None:  # float32 scores or a NaN: the stages rank them
+            return self.merge(vector, text), 0
+        boosted = None
+        if text.boosted_score is not None:
+            has = ranked.text_pos >= 0
+            boosted = np.full(len(has), np.nan)
+            boosted[has] = text.boosted_score[ranked.text_pos[has]]
+        return QueryHits(ranked.docno, ranked.score, ranked.vector_score, ranked.text_score,
+                         ranked.keyword_hit, boosted), len(steps)
 
     def merge(self, vector: QueryHits | None, text: QueryHits | None) -> QueryHits:
         """One query's leg hits (in rank order, not yet cut) merged and sorted by fused score

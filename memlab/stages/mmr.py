@@ -21,7 +21,8 @@ import scipy.sparse as sp
 from memlab.corpus import Corpus
 from memlab.frames import Query, QueryHits
 from memlab.kernels.backend import resolve_backend
-from memlab.kernels.mmr import jaccard_matrix, jaccard_rows, mmr_order
+from memlab.kernels.mmr import clamp_lambda, jaccard_matrix, jaccard_rows, mmr_order
+from memlab.kernels.tail import MMRStep
 from memlab.pipeline import Stage
 from memlab.snippet import snippet
 from memlab.text import openclaw_mmr_tokens
@@ -78,6 +79,18 @@ class MMR(Stage):
         backend = resolve_backend(self.backend)
         return mmr_order(scores, lambda: jaccard_rows(self.token_matrix(), docnos, backend),
                          self.lambda_, keep, limit, backend=backend)
+
+    def tail_step(self, query: Query) -> MMRStep | None:
+        """This stage as a step of :mod:`memlab.kernels.tail` (off, or ``lambda`` 1: a
+        no-op step); ``None`` when its backend is not numba (``backend="numpy"``)."""
+        if resolve_backend(self.backend) != "numba":
+            return None
+        lam = float(clamp_lambda(self.lambda_))
+        if not self.enabled or lam == 1.0:
+            none = np.zeros(0, dtype=np.int32)
+            return MMRStep(1.0, none, none)
+        matrix = self.token_matrix()
+        return MMRStep(lam, matrix.indptr, matrix.indices)
 
     def transform_query(self, query: Query, hits: QueryHits | None = None) -> QueryHits:
         """One query's hits in MMR order, on arrays (:meth:`transform`). When a selection

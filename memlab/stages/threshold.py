@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from memlab.frames import Query, QueryHits
+from memlab.kernels.tail import Cut
 from memlab.kernels.threshold import RELAXED, eligible, keep_first
 from memlab.pipeline import Stage
 
@@ -49,6 +50,11 @@ class Threshold(Stage):
         self.validate()
         return (eligible(hits.score, hits.keyword_hit, float(self.min_score), self.relaxed),
                 int(self.max_results))
+
+    def tail_step(self, query: Query) -> Cut:
+        """This stage as the last step of :mod:`memlab.kernels.tail`."""
+        self.validate()
+        return Cut(float(self.min_score), self.relaxed, int(self.max_results))
 
     def transform_query(self, query: Query, hits: QueryHits | None = None) -> QueryHits:
         """One query's cut, on arrays (:meth:`transform`)."""

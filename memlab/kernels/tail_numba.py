@@ -1,0 +1,81 @@
+"""The compiled backend of :mod:`memlab.kernels.tail`: one query's merge, decay, MMR and cut
+in one call (numba; ``memlab[speed]``).
+
+Each step is its own kernel's compiled backend, called in the order the stages run:
+:func:`~memlab.kernels.fusion_numba.union_rows` and
+:func:`~memlab.kernels.fusion_numba.openclaw_scores` (then a stable sort by score), the decay
+multipliers applied (then a stable sort), :func:`~memlab.kernels.mmr_numba.jaccard_csr` and
+:func:`~memlab.kernels.mmr_numba.greedy_order`, and
+:func:`~memlab.kernels.threshold_numba.eligible_mask` with its first ``max_results``. Sorts
+are numba's merge sort, stable as numpy's ``kind="stable"``; scores with a NaN are refused
+(``ok`` False) because the two sorts place NaN differently.
+
+numba's disk cache checks only the source file of the function it caches: after editing one
+of the kernels called here, delete the cache (``find memlab -name '*.nb[ic]' -delete``), or
+this module keeps running the old callee.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from memlab.kernels.fusion_numba import openclaw_scores, union_rows
+from memlab.kernels.mmr_numba import greedy_order, jaccard_csr
+from memlab.kernels.threshold_numba import eligible_mask
+
+__all__ = ["ranked_tail_numba"]
+
+
+@njit(cache=True, nogil=True)
+def _has_nan(values):
+    for v in values:
+        if np.isnan(v):
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def ranked_tail_numba(vector_docno, vector_score, text_docno, text_score, vector_weight,
+                      text_weight, use_decay, mult_vector, mult_text, use_mmr, lam, indptr,
+                      indices, use_cut, min_score, relaxed, max_results):
+    """``(ok, docno, vector_score, text_score, keyword_hit, text_pos, rows, score)``: the
+    union's arrays, then ``rows`` (union positions in final order) and their final scores."""
+    docno, vector_pos, text_pos = union_rows(vector_docno, text_docno)
+    vs, ts, keyword, fused = openclaw_scores(vector_score, text_score, vector_pos, text_pos,
+                                             vector_weight, text_weight)
+    m = len(docno)
+    empty_rows = np.zeros(0, dtype=np.int64)
+    if _has_nan(fused) or (use_decay and (_has_nan(mult_vector) or _has_nan(mult_text))):
+        return False, docno, vs, ts, keyword, text_pos, empty_rows, np.zeros(0)
+    rows = np.argsort(-fused, kind="mergesort")
+    score = fused[rows]
+    if use_decay:
+        for k in range(m):
+            i = rows[k]
+            mult = mult_vector[vector_pos[i]] if vector_pos[i] >= 0 else mult_text[text_pos[i]]
+            score[k] = score[k] * mult
+        if _has_nan(score):
+            return False, docno, vs, ts, keyword, text_pos, empty_rows, np.zeros(0)
+        again = np.argsort(-score, kind="mergesort")
+        rows = rows[again]
+        score = score[again]
+    keep = np.ones(m, dtype=np.bool_)
+    if use_cut:
+        keep = eligible_mask(score, keyword[rows], min_score, relaxed)
+    if use_mmr and m > 1 and lam != 1.0:
+        sim = jaccard_csr(indptr, indices, docno[rows])
+        picks = greedy_order(score, sim, lam, keep, use_cut, max_results)
+        rows = rows[picks]
+        score = score[picks]
+        keep = keep[picks]
+    if use_cut:
+        n = 0
+        for k in range(len(rows)):
+            if keep[k] and n < max_results:
+                rows[n] = rows[k]
+                score[n] = score[k]
+                n += 1
+        rows = rows[:n]
+        score = score[:n]
+    return True, docno, vs, ts, keyword, text_pos, rows, score

@@ -1,0 +1,35 @@
+"""The compiled backend of :mod:`memlab.kernels.threshold` for one query (numba;
+``memlab[speed]``): :func:`eligible_mask` is :func:`~memlab.kernels.threshold.eligible` with
+``relaxed`` as a code (:data:`RELAXED_CODES`), the same comparisons of the same float64
+scores. Compiled on first use, then cached on disk by numba.
+
+>>> import numpy as np
+>>> eligible_mask(np.array([0.3, 0.2]), np.array([False, True]), 0.35, 2).tolist()
+[False, True]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = ["RELAXED_CODES", "eligible_mask"]
+
+#: ``relaxed`` of :func:`memlab.kernels.threshold.eligible` -> its code here
+RELAXED_CODES = {None: 0, "zero": 1, "keyword": 2}
+
+
+@njit(cache=True, nogil=True)
+def eligible_mask(scores, keyword, min_score, relaxed):
+    """The candidates the cut may keep: ``score >= min_score``; when none is, nothing
+    (``relaxed`` 0), every ``score >= 0`` (1) or the keyword hits with ``score >= 0`` (2)."""
+    n = len(scores)
+    out = np.empty(n, dtype=np.bool_)
+    strict = False
+    for i in range(n):
+        out[i] = scores[i] >= min_score
+        strict = strict or out[i]
+    if not strict:
+        for i in range(n):
+            out[i] = relaxed != 0 and scores[i] >= 0 and (relaxed == 1 or keyword[i])
+    return out
