@@ -184,8 +184,20 @@ class EmbeddingProvider(ABC):
 
     @property
     def settings_key(self) -> str:
-        """sha256 hex of the canonical JSON of :meth:`cache_key_data` (no secrets)."""
-        return hashlib.sha256(canonical_json(self.cache_key_data()).encode("utf-8")).hexdigest()
+        """sha256 hex of the canonical JSON of :meth:`cache_key_data` (no secrets).
+
+        Remembered for the data it was made from (compared by ``repr``, which tells ``1``
+        from ``True``), so a query's cache look-up does not hash it again; any change of the
+        settings, assigned or mutated in place, changes the data and so the key."""
+        data = self.cache_key_data()
+        seen = repr(data)
+        memo = self.__dict__.get("_settings_key_memo") if hasattr(self, "__dict__") else None
+        if memo is not None and memo[0] == seen:
+            return memo[1]
+        key = hashlib.sha256(canonical_json(data).encode("utf-8")).hexdigest()
+        if hasattr(self, "__dict__"):
+            self.__dict__["_settings_key_memo"] = (seen, key)
+        return key
 
     def public_settings(self) -> dict[str, Any]:
         """Constructor settings for display (secrets removed). Defaults to the key settings."""

@@ -325,6 +325,10 @@ class CachedEmbedder(EmbeddingProvider):
         if not texts:
             return np.zeros((0, self.dims), dtype=np.float32)
         skey = self.settings_key
+        if len(texts) == 1:  # one query (the search path): a look-up, no list of keys
+            found = self._queries.get((skey, text_hash(texts[0])))
+            if found is not None:
+                return found.reshape(1, -1).astype(np.float32, copy=True)
         keys = [(skey, text_hash(t)) for t in texts]
         missing: dict[tuple[str, str], str] = {}
         for k, t in zip(keys, texts, strict=True):

@@ -40,5 +40,11 @@ def decay_multipliers(timestamps_ms: np.ndarray, now_ms: Any, half_life_days: fl
     decay) at ``now_ms`` (a scalar, or one value per candidate)."""
     ts = np.asarray(timestamps_ms, dtype=np.float64)
     age_days = np.maximum(0.0, now_ms - ts) / DAY_MS
-    return np.where(np.isnan(ts), 1.0, decay_multiplier(np.nan_to_num(age_days),
-                                                        half_life_days))
+    out = decay_multiplier(age_days, half_life_days)
+    if np.isnan(out).any():
+        # a chunk without a timestamp, or an age that is not a number (a NaN or infinite
+        # ``now``, an infinite half-life): the rule in full. Otherwise this is its value:
+        # a finite age is its own nan_to_num, and an infinite one decays to 0 either way
+        out = np.where(np.isnan(ts), 1.0, decay_multiplier(np.nan_to_num(age_days),
+                                                           half_life_days))
+    return out

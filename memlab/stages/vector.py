@@ -37,7 +37,10 @@ def _hits(found: tuple[np.ndarray, np.ndarray]) -> QueryHits:
 def _unit_rows(vectors: np.ndarray) -> np.ndarray:
     """L2-normalise rows in float32; all-zero rows stay zero (norms and quotients in
     float64, row by row, so the result does not depend on how rows are blocked)."""
-    norms = np.linalg.norm(vectors.astype(np.float64), axis=1, keepdims=True)
+    wide = vectors.astype(np.float64)
+    # np.linalg.norm(wide, axis=1, keepdims=True) spelled out: its own code for a vector norm
+    # along one axis (the same bits, without its argument handling)
+    norms = np.sqrt(np.add.reduce(wide * wide, axis=1, keepdims=True))
     out = np.divide(vectors, norms, out=np.zeros_like(vectors, dtype=np.float64),
                     where=norms > 0)
     return np.ascontiguousarray(out, dtype=np.float32)
@@ -336,6 +339,11 @@ class VectorSearch(Stage):
                 width = min(n, width * 2)
                 s2, i2 = self.index_.search(vectors[row:row + 1], width)
                 s, ids = s2[0], i2[0]
+            if ids.min() >= 0 and (s[:-1] > s[1:]).all():
+                # every slot filled, scores strictly falling: the lexsort below is the
+                # identity (the usual case)
+                results.append((ids[:k].astype(np.int64), s[:k].astype(np.float64)))
+                continue
             ok = ids >= 0
             s, ids = s[ok], ids[ok].astype(np.int64)
             order = np.lexsort((ids, -s))[:k]
@@ -359,7 +367,7 @@ class VectorSearch(Stage):
         if vec.ndim != 2 or vec.shape[1] != dims:
             raise ValueError(f"query vectors have shape {vec.shape} but the corpus vectors "
                              f"have {dims} dims")
-        if not np.any(vec != 0):  # OpenClaw skips all-zero vectors
+        if not vec.any():  # OpenClaw skips all-zero vectors (NaN counts as non-zero)
             return _hits(_EMPTY)
         if self.normalize:
             vec = _unit_rows(vec)

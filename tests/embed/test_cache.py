@@ -211,3 +211,33 @@ def test_copies_share_a_file_cache(tmp_path) -> None:
     restored.reset_stats()
     restored.embed_documents(TEXTS)
     assert restored.texts_embedded == 0 and restored.cache_hits == 5
+
+
+def test_settings_key_follows_every_change_of_the_settings() -> None:
+    """The settings key is remembered per provider, yet any change of what it hashes moves
+    it: an attribute assigned, a setting mutated in place, 1 turned into True; and a query
+    cached under the old settings is embedded again under the new ones."""
+
+    class Headed(CountingProvider):
+        def __init__(self) -> None:
+            super().__init__()
+            self.headers = {"x-team": "a"}
+            self.flag = 1
+
+        def key_settings(self) -> dict[str, Any]:
+            return {**super().key_settings(), "headers": dict(self.headers),
+                    "flag": self.flag}
+
+    p = Headed()
+    first = p.settings_key
+    assert p.settings_key == first  # remembered
+    p.headers["x-team"] = "b"  # in place
+    second = p.settings_key
+    p.flag = True  # equal to 1 in Python, not in the key's JSON
+    third = p.settings_key
+    assert len({first, second, third}) == 3
+    emb = CachedEmbedder(p)
+    emb.embed_queries(["q"])
+    p.headers["x-team"] = "c"
+    emb.embed_queries(["q"])
+    assert emb.queries_embedded == 2

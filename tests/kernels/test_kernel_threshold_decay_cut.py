@@ -38,3 +38,25 @@ def test_decay_half_life_and_missing_timestamps():
 def test_leg_cut_keeps_fallback_hits():
     assert leg_cut(np.arange(1, 5), 2).tolist() == [True, True, False, False]
     assert leg_cut(np.arange(1, 4), 1, np.array([False, True, True])).tolist() == [True] * 3
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_decay_multipliers_is_the_rule_in_full():
+    """The multipliers equal the rule written out (NaN timestamp: 1; ``nan_to_num`` of the
+    age), bit for bit and sign for sign, on edge values: NaN/infinite timestamps, clocks and
+    half-lives, denormals, future dates."""
+    from memlab.kernels.decay import decay_multiplier
+
+    def rule(ts, now, hl):
+        age = np.maximum(0.0, now - ts) / DAY_MS
+        return np.where(np.isnan(ts), 1.0, decay_multiplier(np.nan_to_num(age), hl))
+
+    rng = np.random.default_rng(0)
+    edges = [0.0, -0.0, np.nan, np.inf, -np.inf, 1e300, -1e300, 5e-324]
+    for _ in range(2000):
+        ts = rng.choice(np.r_[edges, rng.normal(1.7e12, 1e11, 10)], int(rng.integers(1, 20)))
+        now = rng.choice([1.75e12, np.inf, -np.inf, np.nan, 0.0, 1e300])
+        hl = rng.choice([30, 1, 0.5, 1e-300, 1e300, np.inf, 0, -3])
+        got, want = decay_multipliers(ts, now, hl), rule(ts, now, hl)
+        assert np.array_equal(got, want, equal_nan=True), (ts, now, hl)
+        assert (np.signbit(got) == np.signbit(want)).all()
