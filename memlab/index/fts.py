@@ -247,11 +247,13 @@ class FTS5(Stage):
         Checked again whenever the database may have changed (a write through this
         connection moves its ``total_changes``, a commit by any other connection, another
         process or store on the same file, its ``PRAGMA data_version``) or the store was
-        pinned or unpinned. The full-table check runs only then; every query pays the one
-        ``PRAGMA``.
+        pinned or unpinned. The full-table check runs only then; every query over an index
+        file pays the one ``PRAGMA`` (an in-memory index, none).
         """
         conn = store.connection
-        version = conn.execute("PRAGMA data_version").fetchone()[0]
+        # an in-memory database has no other connection: only this one's writes change it
+        version = (0 if store.path is None
+                   else conn.execute("PRAGMA data_version").fetchone()[0])
         cached = self.__dict__.get("_fts_state")
         if cached is not None and cached.store is store and cached.conn is conn and (
                 cached.total_changes == conn.total_changes and cached.version == version

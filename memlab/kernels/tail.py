@@ -60,6 +60,9 @@ class Cut(NamedTuple):
 
 
 _NO_TOKENS = np.zeros(0, dtype=np.int32)
+_NO_FLOATS = np.zeros(0)
+#: ``relaxed`` of :class:`Cut` -> its code in :func:`memlab.kernels.threshold_numba.eligible_mask`
+_RELAXED_CODES = {None: 0, "zero": 1, "keyword": 2}
 
 #: the order the steps run in; each at most once
 STEP_ORDER = (Decay, MMRStep, Cut)
@@ -82,38 +85,40 @@ def ranked_tail(vector_docno: np.ndarray, vector_score: np.ndarray, text_docno: 
                 steps: Sequence[Any]) -> TailHits | None:
     """The legs' (cut) hits merged with normalised ``weights`` ``(vector, text)``, then
     ``steps`` (:data:`STEP_ORDER`); ``None`` when a score is NaN (the stages rank it)."""
-    kinds = [STEP_ORDER.index(type(s)) for s in steps]
-    if kinds != sorted(set(kinds)):
-        raise ValueError(f"tail steps must be a subsequence of {[t.__name__ for t in STEP_ORDER]}"
-                         f", got {[type(s).__name__ for s in steps]}")
     decay = mmr = cut = None
+    last = -1
     for step in steps:
-        if isinstance(step, Decay):
-            decay = step if step.multipliers is not None else None
-        elif isinstance(step, MMRStep):
+        kind = STEP_ORDER.index(type(step))
+        if kind <= last:
+            raise ValueError(f"tail steps must be a subsequence of "
+                             f"{[t.__name__ for t in STEP_ORDER]}, got "
+                             f"{[type(s).__name__ for s in steps]}")
+        last = kind
+        if kind == 0:
+            decay = step.multipliers
+        elif kind == 1:
             mmr = step if step.lambda_ != 1.0 else None
         else:
             cut = step
-    vdoc = np.ascontiguousarray(vector_docno, dtype=np.int64)
-    tdoc = np.ascontiguousarray(text_docno, dtype=np.int64)
-    none = np.zeros(0)
-    mult_v = mult_t = none
+    mult_v = mult_t = _NO_FLOATS
     if decay is not None:
-        mult = decay.multipliers(np.concatenate([vdoc, tdoc]))  # one call: one mtime per file
-        mult_v, mult_t = mult[:len(vdoc)], mult[len(vdoc):]
-    backend = compiled("memlab.kernels.tail_numba")
-    if mmr is not None:
-        lam, indptr, indices = mmr.lambda_, mmr.indptr, mmr.indices
-    else:
-        lam, indptr, indices = 1.0, _NO_TOKENS, _NO_TOKENS
-    ok, docno, vs, ts, keyword, text_pos, rows, score = backend.ranked_tail_numba(
-        vdoc, np.asarray(vector_score, dtype=np.float64), tdoc,
-        np.asarray(text_score, dtype=np.float64), float(weights[0]), float(weights[1]),
-        decay is not None, np.asarray(mult_v, dtype=np.float64),
-        np.asarray(mult_t, dtype=np.float64), mmr is not None, float(lam), indptr, indices,
+        mult = decay(np.concatenate((vector_docno, text_docno)))  # one call: one mtime a file
+        mult_v, mult_t = mult[:len(vector_docno)], mult[len(vector_docno):]
+    lam, indptr, indices = ((mmr.lambda_, mmr.indptr, mmr.indices) if mmr is not None
+                            else (1.0, _NO_TOKENS, _NO_TOKENS))
+    ok, *ranked = compiled("memlab.kernels.tail_numba").ranked_tail_numba(
+        _int64(vector_docno), _float64(vector_score), _int64(text_docno),
+        _float64(text_score), float(weights[0]), float(weights[1]), decay is not None,
+        _float64(mult_v), _float64(mult_t), mmr is not None, float(lam), indptr, indices,
         cut is not None, float(cut.min_score) if cut else 0.0,
-        compiled("memlab.kernels.threshold_numba").RELAXED_CODES[cut.relaxed] if cut else 0,
-        int(cut.max_results) if cut else 0)
-    if not ok:
-        return None
-    return TailHits(docno[rows], score, vs[rows], ts[rows], keyword[rows], text_pos[rows])
+        _RELAXED_CODES[cut.relaxed] if cut else 0, int(cut.max_results) if cut else 0)
+    return TailHits(*ranked) if ok else None
+
+
+def _int64(values: Any) -> np.ndarray:
+    return np.ascontiguousarray(values, dtype=np.int64)
+
+
+def _float64(values: Any) -> np.ndarray:
+    return np.ascontiguousarray(values, dtype=np.float64)
+

@@ -39,15 +39,15 @@ def _has_nan(values):
 def ranked_tail_numba(vector_docno, vector_score, text_docno, text_score, vector_weight,
                       text_weight, use_decay, mult_vector, mult_text, use_mmr, lam, indptr,
                       indices, use_cut, min_score, relaxed, max_results):
-    """``(ok, docno, vector_score, text_score, keyword_hit, text_pos, rows, score)``: the
-    union's arrays, then ``rows`` (union positions in final order) and their final scores."""
+    """``(ok, docno, score, vector_score, text_score, keyword_hit, text_pos)`` of the ranked
+    candidates (``text_pos``: row in the keyword leg, -1 for none); ``ok`` False, and empty
+    arrays, when a score is NaN."""
     docno, vector_pos, text_pos = union_rows(vector_docno, text_docno)
     vs, ts, keyword, fused = openclaw_scores(vector_score, text_score, vector_pos, text_pos,
                                              vector_weight, text_weight)
     m = len(docno)
-    empty_rows = np.zeros(0, dtype=np.int64)
     if _has_nan(fused) or (use_decay and (_has_nan(mult_vector) or _has_nan(mult_text))):
-        return False, docno, vs, ts, keyword, text_pos, empty_rows, np.zeros(0)
+        return _refused()
     rows = np.argsort(-fused, kind="mergesort")
     score = fused[rows]
     if use_decay:
@@ -56,7 +56,7 @@ def ranked_tail_numba(vector_docno, vector_score, text_docno, text_score, vector
             mult = mult_vector[vector_pos[i]] if vector_pos[i] >= 0 else mult_text[text_pos[i]]
             score[k] = score[k] * mult
         if _has_nan(score):
-            return False, docno, vs, ts, keyword, text_pos, empty_rows, np.zeros(0)
+            return _refused()
         again = np.argsort(-score, kind="mergesort")
         rows = rows[again]
         score = score[again]
@@ -78,4 +78,11 @@ def ranked_tail_numba(vector_docno, vector_score, text_docno, text_score, vector
                 n += 1
         rows = rows[:n]
         score = score[:n]
-    return True, docno, vs, ts, keyword, text_pos, rows, score
+    return True, docno[rows], score, vs[rows], ts[rows], keyword[rows], text_pos[rows]
+
+
+@njit(cache=True, nogil=True)
+def _refused():
+    none = np.zeros(0, dtype=np.int64)
+    return (False, none, np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.bool_),
+            none)

@@ -1,7 +1,7 @@
 """The compiled backend of :mod:`memlab.kernels.threshold` for one query (numba;
 ``memlab[speed]``): :func:`eligible_mask` is :func:`~memlab.kernels.threshold.eligible` with
-``relaxed`` as a code (:data:`RELAXED_CODES`), the same comparisons of the same float64
-scores. Compiled on first use, then cached on disk by numba.
+``relaxed`` as a code (0: ``None``, 1: ``"zero"``, 2: ``"keyword"``), the same comparisons
+of the same float64 scores. Compiled on first use, then cached on disk by numba.
 
 >>> import numpy as np
 >>> eligible_mask(np.array([0.3, 0.2]), np.array([False, True]), 0.35, 2).tolist()
@@ -13,10 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["RELAXED_CODES", "eligible_mask"]
-
-#: ``relaxed`` of :func:`memlab.kernels.threshold.eligible` -> its code here
-RELAXED_CODES = {None: 0, "zero": 1, "keyword": 2}
+__all__ = ["eligible_mask"]
 
 
 @njit(cache=True, nogil=True)
