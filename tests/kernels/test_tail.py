@@ -111,3 +111,52 @@ def test_steps_out_of_order_are_refused():
     with pytest.raises(ValueError, match="subsequence"):
         ranked_tail(none, np.zeros(0), none, np.zeros(0), (0.7, 0.3),
                     [Cut(0.0, None, 1), Decay(None)])
+
+
+def test_a_newer_callee_empties_the_cache_of_its_caller(tmp_path):
+    """numba's disk cache of a function keeps the compiled code of the functions it calls
+    but checks only its own file: after an edit of the callee's file it runs the old callee.
+    tail_numba's guard (_drop_stale_cache, run at its import) empties the caller's cache
+    when a callee's file is newer than it."""
+    import os
+    import subprocess
+    import sys
+    import textwrap
+
+    (tmp_path / "callee_mod.py").write_text(textwrap.dedent("""
+        from numba import njit
+
+        @njit(cache=True)
+        def value():
+            return 1
+    """))
+    (tmp_path / "caller_mod.py").write_text(textwrap.dedent("""
+        from numba import njit
+        from callee_mod import value
+
+        @njit(cache=True)
+        def twice():
+            return 2 * value()
+    """))
+    run = textwrap.dedent("""
+        import sys
+        import callee_mod, caller_mod
+        if sys.argv[1] == "guard":
+            from memlab.kernels.tail_numba import _drop_stale_cache
+            _drop_stale_cache(caller_mod.twice, (callee_mod,))
+        print(caller_mod.twice())
+    """)
+
+    def call(mode: str) -> str:
+        env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}"
+               f"{os.environ.get('PYTHONPATH', '')}"}
+        return subprocess.run([sys.executable, "-c", run, mode], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, check=True).stdout.strip()
+
+    assert call("plain") == "2"  # compiled and cached
+    callee = tmp_path / "callee_mod.py"
+    callee.write_text(callee.read_text().replace("return 1", "return 5"))
+    later = max(p.stat().st_mtime for p in (tmp_path / "__pycache__").iterdir()) + 10
+    os.utime(callee, (later, later))
+    assert call("plain") == "2"  # numba's own check: the stale caller
+    assert call("guard") == "10"
