@@ -191,12 +191,12 @@ class EmbeddingProvider(ABC):
         settings, assigned or mutated in place, changes the data and so the key."""
         data = self.cache_key_data()
         seen = repr(data)
-        memo = self.__dict__.get("_settings_key_memo") if hasattr(self, "__dict__") else None
+        attrs = getattr(self, "__dict__", {})  # a provider with __slots__ just recomputes
+        memo = attrs.get("_settings_key_memo")
         if memo is not None and memo[0] == seen:
             return memo[1]
         key = hashlib.sha256(canonical_json(data).encode("utf-8")).hexdigest()
-        if hasattr(self, "__dict__"):
-            self.__dict__["_settings_key_memo"] = (seen, key)
+        attrs["_settings_key_memo"] = (seen, key)
         return key
 
     def public_settings(self) -> dict[str, Any]:

@@ -344,7 +344,7 @@ class FTS5(Stage):
         if state.rowids is not None:  # FTS rowids -> docnos (-1: written after the snapshot)
             key = np.array(rows.keys, dtype=np.int64)
             pos = np.minimum(np.searchsorted(state.rowids, key), len(state.rowids) - 1)
-            docno = np.where(state.rowids[pos] == key, pos, -1) if len(pos) else pos
+            docno = np.where(state.rowids[pos] == key, pos, -1)
         else:
             docno = np.array([ids.get(k, -1) for k in rows.keys], dtype=np.int64)
         keep = docno >= 0

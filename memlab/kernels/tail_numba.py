@@ -6,7 +6,8 @@ Each step is its own kernel's compiled backend, called in the order the stages r
 :func:`~memlab.kernels.fusion_numba.openclaw_scores` (then a stable sort by score), the decay
 multipliers applied (then a stable sort), :func:`~memlab.kernels.mmr_numba.jaccard_csr` and
 :func:`~memlab.kernels.mmr_numba.greedy_order`, and
-:func:`~memlab.kernels.threshold_numba.eligible_mask` with its first ``max_results``. Sorts
+:func:`~memlab.kernels.threshold_numba.eligible_mask` and
+:func:`~memlab.kernels.threshold_numba.first_kept`. Sorts
 are numba's merge sort, stable as numpy's ``kind="stable"``; scores with a NaN are refused
 (``ok`` False) because the two sorts place NaN differently.
 
@@ -27,7 +28,7 @@ from numba import njit
 from memlab.kernels import fusion_numba, mmr_numba, threshold_numba
 from memlab.kernels.fusion_numba import openclaw_scores, union_rows
 from memlab.kernels.mmr_numba import greedy_order, jaccard_csr
-from memlab.kernels.threshold_numba import eligible_mask
+from memlab.kernels.threshold_numba import eligible_mask, first_kept
 
 __all__ = ["ranked_tail_numba"]
 
@@ -75,14 +76,9 @@ def ranked_tail_numba(vector_docno, vector_score, text_docno, text_score, vector
         score = score[picks]
         keep = keep[picks]
     if use_cut:
-        n = 0
-        for k in range(len(rows)):
-            if keep[k] and n < max_results:
-                rows[n] = rows[k]
-                score[n] = score[k]
-                n += 1
-        rows = rows[:n]
-        score = score[:n]
+        kept = first_kept(keep, max_results)
+        rows = rows[kept]
+        score = score[kept]
     return True, docno[rows], score, vs[rows], ts[rows], keyword[rows], text_pos[rows]
 
 

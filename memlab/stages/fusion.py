@@ -77,12 +77,32 @@ class Fusion(Stage):
     # -- arrays ------------------------------------------------------------------------------
     def transform_query(self, query: Query, hits: QueryHits | None = None) -> QueryHits:
         """One query: both legs on arrays, cut, merged (the array form of :meth:`transform`)."""
+        return self.merge(*self._legs(query))
+
+    def _legs(self, query: Query) -> tuple[QueryHits | None, QueryHits | None]:
+        """Both legs' hits of one query (not yet cut), asked for ``candidates`` each."""
         self.validate()
-        k = int(self.candidates)
-        legs = replace(query, limit=k, cut=None, boost=self.vector is None)
+        legs = replace(query, limit=int(self.candidates), cut=None, boost=self.vector is None)
         vec = run_query(self.vector, legs) if self.vector is not None else None
         txt = run_query(self.text, legs) if self.text is not None else None
-        return self.merge(vec, txt)
+        return vec, txt
+
+    def _cut(self, vector: QueryHits | None, text: QueryHits | None
+             ) -> tuple[QueryHits | None, QueryHits | None, np.ndarray | None,
+                        np.ndarray | None]:
+        """The legs cut to the hits that enter the merge (:func:`leg_cut_rows`), and the
+        rows each kept (``None``: all)."""
+        k = int(self.candidates)
+        vrows = trows = None
+        if vector is not None:
+            vrows = leg_cut_rows(len(vector.docno), k)
+            if vrows is not None:
+                vector = vector.take(vrows)
+        if text is not None:
+            trows = leg_cut_rows(len(text.docno), k, text.fallback)
+            if trows is not None:
+                text = text.take(trows)
+        return vector, text, vrows, trows
 
     def absorb_query(self, query: Query, hits: QueryHits | None, following: list[Stage]
                      ) -> tuple[QueryHits, int] | None:
@@ -104,25 +124,15 @@ class Fusion(Stage):
             steps.append(step)
         if not steps:
             return None
-        self.validate()
-        k = int(self.candidates)
-        legs = replace(query, limit=k, cut=None, boost=False)
-        vector = run_query(self.vector, legs)
-        text = run_query(self.text, legs)
-        vrows = leg_cut_rows(len(vector.docno), k)
-        if vrows is not None:
-            vector = vector.take(vrows)
-        trows = leg_cut_rows(len(text.docno), k, text.fallback)
-        if trows is not None:
-            text = text.take(trows)
+        vector, text, _, _ = self._cut(*self._legs(query))
         text_score = text.text_score if text.text_score is not None else text.score
         ranked = None
         if vector.score.dtype == np.float64 and text_score.dtype == np.float64:
             ranked = ranked_tail(vector.docno, vector.score, text.docno, text_score,
                                  normalize_weights(self.vector_weight, self.text_weight),
                                  steps)
-        if ranked is None:  # float32 scores or a NaN: the stages rank them
-            return self.merge(vector, text), 0
+        if ranked is None:  # float32 scores or a NaN: the stages rank them (a cut leg
+            return self.merge(vector, text), 0  # is its own cut)
         boosted = None
         if text.boosted_score is not None:
             has = ranked.text_pos >= 0
@@ -140,16 +150,7 @@ class Fusion(Stage):
                ) -> tuple[QueryHits, np.ndarray | None, np.ndarray | None]:
         """:meth:`merge` and, per merged hit, its row in each (uncut) leg (-1: absent);
         ``sources=False`` leaves the rows out (``None``, the single-query path)."""
-        k = int(self.candidates)
-        vrows = trows = None
-        if vector is not None:
-            vrows = leg_cut_rows(len(vector.docno), k)
-            if vrows is not None:
-                vector = vector.take(vrows)
-        if text is not None:
-            trows = leg_cut_rows(len(text.docno), k, text.fallback)
-            if trows is not None:
-                text = text.take(trows)
+        vector, text, vrows, trows = self._cut(vector, text)
         vsrc = tsrc = None
         if text is None:
             n = len(vector.docno)
