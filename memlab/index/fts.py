@@ -12,7 +12,11 @@ OpenClaw 2026.7.35's ``searchKeyword`` runs, on the same kind of table:
    still exists, ``ORDER BY rank ASC LIMIT depth``. ``text_score`` is
    :func:`bm25_rank_to_score` of the rank. A query with only LIKE terms, or a ``MATCH`` that
    SQLite rejects (then every run becomes a LIKE filter), returns rows in table order with
-   ``text_score`` 1.
+   ``text_score`` 1. On an in-memory table (built once, searched many times) with numba,
+   an ASCII query's ``MATCH`` is ranked by a compiled copy of FTS5's own ``bm25()`` over
+   postings read from the table (:mod:`memlab.index.fts_postings`,
+   :mod:`memlab.kernels.fts5_bm25_numba`): the same ranks bit for bit, the same order,
+   in about a third of SQLite's time at 5k chunks; anything else runs SQLite's query.
 3. **Boost**: every row also gets :func:`~memlab.text.openclaw_keywords.openclaw_boosted_score` (the
    keyword-only ranking score) against the query that found it.
 4. **Fallback** (``fallback=True``, ``searchKeywordWithFallback``): when the full query finds
@@ -45,7 +49,9 @@ import pandas as pd
 
 from memlab.corpus import Corpus
 from memlab.frames import Query, QueryHits, as_queries, build_hits
+from memlab.index.fts_postings import FTSPostings
 from memlab.index.store import CHUNKS_TABLE, FTS_TABLE, FTS_TOKENIZERS, IndexStore
+from memlab.kernels.backend import resolve_backend
 from memlab.kernels.keyword import bm25_rank_to_score, merge_keyword_hits
 from memlab.pipeline import Stage
 from memlab.text.js import JS_WHITESPACE
@@ -80,9 +86,10 @@ _NO_HITS = KeywordHits(_NO_INTS, _NO_FLOATS, _NO_FLOATS, _NO_FLOATS, False)
 
 class _Rows(NamedTuple):
     """One FTS search's rows in SQL order: ``keys`` are FTS rowids or chunk ids (see
-    :meth:`FTS5._table_state`), ``paths``/``texts`` ``None`` entries unless asked for."""
+    :meth:`FTS5._table_state`; an array of rowids from the compiled ranking),
+    ``paths``/``texts`` ``None`` entries unless asked for."""
 
-    keys: tuple
+    keys: tuple | np.ndarray
     paths: tuple
     texts: tuple
     rank: np.ndarray
@@ -231,6 +238,7 @@ class FTS5(Stage):
         state.pop("_mem_store", None)  # rebuilt on first use
         state.pop("_fts_state", None)
         state.pop("_openclaw_docs", None)
+        state.pop("_fts_postings", None)
         return state
 
     def _table_state(self, store: IndexStore) -> _TableState:
@@ -286,6 +294,15 @@ class FTS5(Stage):
         boost is the only reader of either, and the hybrid merge does not use the boost.
         ``state``: :meth:`_table_state`, which one query's keyword searches share.
         """
+        postings = None if with_text else self._postings(store, tokenizer, state)
+        if postings is not None:
+            found = postings.search(_tokens(query), limit)
+            if found is not None:
+                rowids, rank = found
+                if not len(rowids):
+                    return _NO_ROWS
+                nones = (None,) * len(rowids)
+                return _Rows(rowids, nones, nones, rank, bm25_rank_to_score(rank))
         match, substring = plan_keyword_search(query, tokenizer)
         if match is None and not substring:
             return _NO_ROWS
@@ -330,6 +347,23 @@ class FTS5(Stage):
         rank = np.array(ranks, dtype=np.float64)
         return _Rows(keys, paths, texts, rank, bm25_rank_to_score(rank))
 
+    def _postings(self, store: IndexStore, tokenizer: str, state: _TableState
+                  ) -> FTSPostings | None:
+        """The in-memory table's postings for the compiled ranking
+        (:class:`~memlab.index.fts_postings.FTSPostings`), when it applies: an in-memory
+        store (built once, searched many times), the ``unicode61`` tokenizer, no source
+        filter, every row live and mapped by rowid, and the kernels on numba (``"auto"``).
+        Built on the first search of each table state; ``None``: SQLite's query runs."""
+        if (store.path is not None or tokenizer != "unicode61" or self.sources is not None
+                or not state.live or state.rowids is None
+                or resolve_backend("auto") != "numba"):
+            return None
+        cached = self.__dict__.get("_fts_postings")
+        if cached is None or cached[0] is not state:
+            cached = (state, FTSPostings.build(state.conn))
+            self.__dict__["_fts_postings"] = cached
+        return cached[1]
+
     def _scored(self, store: IndexStore, tokenizer: str, query: str, limit: int,
                 ids: dict[str, int], state: _TableState, boost: bool = True) -> KeywordHits:
         """One search's hits (``fallback`` False; ``boosted_score`` NaN when ``boost`` is
@@ -339,10 +373,10 @@ class FTS5(Stage):
         docs = self._doc_table() if boost else None
         with_text = boost and docs is None
         rows = self._search(store, tokenizer, query, limit, state, with_text)
-        if not rows.keys:
+        if not len(rows.keys):
             return _NO_HITS
         if state.rowids is not None:  # FTS rowids -> docnos (-1: written after the snapshot)
-            key = np.array(rows.keys, dtype=np.int64)
+            key = np.asarray(rows.keys, dtype=np.int64)
             pos = np.minimum(np.searchsorted(state.rowids, key), len(state.rowids) - 1)
             docno = np.where(state.rowids[pos] == key, pos, -1)
         else:

@@ -181,6 +181,7 @@ def test_like_patterns_are_escaped():
 def test_match_error_falls_back_to_like(monkeypatch):
     import memlab.index.fts as fts
 
+    monkeypatch.setenv("MEMLAB_KERNEL_BACKEND", "numpy")  # SQLite's query, not the postings
     leg = FTS5(Corpus.from_texts(DOCS))
     monkeypatch.setattr(fts, "plan_keyword_search", lambda q, tok: ('"vault" AND', []))
     hits = leg("vault backup")
