@@ -105,5 +105,32 @@ def and_top_k(indptr, docs, tf, doc_len, avgdl, terms, idf, limit):
             f = freq[i, p]
             score += idf[p] * ((f * (k1 + 1.0)) / (f + k1 * (1.0 - b + b * d / avgdl)))
         rank[i] = -1.0 * score
-    order = np.argsort(rank, kind="mergesort")[:limit]  # stable: ties in row order
+    order = _first_by_rank(rank, limit)
     return cand[order], rank[order]
+
+
+@njit(cache=True, nogil=True)
+def _first_by_rank(rank, limit):
+    """``np.argsort(rank, kind="stable")[:limit]`` (ties in row order) without sorting every
+    row: the ``limit``-th smallest rank splits the rows (a selection, linear time), then only
+    those before it are sorted. ``rank`` holds no NaN."""
+    n = len(rank)
+    if n <= limit:
+        return np.argsort(rank, kind="mergesort")
+    kth = np.partition(rank, limit - 1)[limit - 1]
+    below = 0
+    for i in range(n):
+        if rank[i] < kth:
+            below += 1
+    chosen = np.empty(limit, dtype=np.int64)
+    ties = limit - below  # the first rows (in row order) ranked exactly kth
+    k = 0
+    for i in range(n):
+        if rank[i] < kth:
+            chosen[k] = i
+            k += 1
+        elif rank[i] == kth and ties > 0:
+            chosen[k] = i
+            k += 1
+            ties -= 1
+    return chosen[np.argsort(rank[chosen], kind="mergesort")]
