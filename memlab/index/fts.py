@@ -12,11 +12,13 @@ OpenClaw 2026.7.35's ``searchKeyword`` runs, on the same kind of table:
    still exists, ``ORDER BY rank ASC LIMIT depth``. ``text_score`` is
    :func:`bm25_rank_to_score` of the rank. A query with only LIKE terms, or a ``MATCH`` that
    SQLite rejects (then every run becomes a LIKE filter), returns rows in table order with
-   ``text_score`` 1. On an in-memory table (built once, searched many times) with numba,
+   ``text_score`` 1. On an in-memory table with numba, once SQLite's queries of the table
+   have cost about what reading it back costs (or at once: :meth:`FTS5.build_postings`),
    an ASCII query's ``MATCH`` is ranked by a compiled copy of FTS5's own ``bm25()`` over
    postings read from the table (:mod:`memlab.index.fts_postings`,
    :mod:`memlab.kernels.fts5_bm25_numba`): the same ranks bit for bit, the same order,
-   in about a third of SQLite's time at 5k chunks; anything else runs SQLite's query.
+   in about a third of SQLite's time at 5k chunks, a twentieth at 200k; anything else
+   runs SQLite's query.
 3. **Boost**: every row also gets :func:`~memlab.text.openclaw_keywords.openclaw_boosted_score` (the
    keyword-only ranking score) against the query that found it.
 4. **Fallback** (``fallback=True``, ``searchKeywordWithFallback``): when the full query finds
@@ -42,6 +44,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import time
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -81,6 +84,10 @@ class KeywordHits(NamedTuple):
     fallback: bool
 
 
+#: estimated seconds of CPU per table row to build the postings of the compiled ranking
+#: (:class:`~memlab.index.fts_postings.FTSPostings`): 49-53 us a row measured for ~60-token
+#: chunks at 5k and 50k rows, about as long as building the FTS5 table itself
+POSTINGS_COST_PER_ROW = 50e-6
 _NO_HITS = KeywordHits(_NO_INTS, _NO_FLOATS, _NO_FLOATS, _NO_FLOATS, False)
 
 
@@ -239,6 +246,7 @@ class FTS5(Stage):
         state.pop("_fts_state", None)
         state.pop("_openclaw_docs", None)
         state.pop("_fts_postings", None)
+        state.pop("_fts_sql_spent", None)
         return state
 
     def _table_state(self, store: IndexStore) -> _TableState:
@@ -294,7 +302,7 @@ class FTS5(Stage):
         boost is the only reader of either, and the hybrid merge does not use the boost.
         ``state``: :meth:`_table_state`, which one query's keyword searches share.
         """
-        postings = None if with_text else self._postings(store, tokenizer, state)
+        postings = None if with_text else self._postings(store, tokenizer, state, False)
         if postings is not None:
             found = postings.search(_tokens(query), limit)
             if found is not None:
@@ -321,11 +329,16 @@ class FTS5(Stage):
         # reuses the prepared statements from one query to the next
         if match is not None:
             try:
+                started = time.perf_counter()
                 rows = conn.execute(
                     f"SELECT {cols}, bm25({FTS_TABLE}) AS rank FROM {FTS_TABLE} "
                     f"WHERE {FTS_TABLE} MATCH ?{like}{live}{source_sql} "
                     "ORDER BY rank ASC LIMIT ?",
                     [match, *like_params, *source_params, limit]).fetchall()
+                spent = self.__dict__.get("_fts_sql_spent")
+                if spent is None or spent[0] is not state:
+                    spent = self.__dict__["_fts_sql_spent"] = [state, 0.0]
+                spent[1] += time.perf_counter() - started
             except sqlite3.OperationalError:
                 terms = list(dict.fromkeys([*_tokens(query), *substring]))
                 clause = "".join(" AND text LIKE ? ESCAPE '\\'" for _ in terms)
@@ -347,21 +360,47 @@ class FTS5(Stage):
         rank = np.array(ranks, dtype=np.float64)
         return _Rows(keys, paths, texts, rank, bm25_rank_to_score(rank))
 
-    def _postings(self, store: IndexStore, tokenizer: str, state: _TableState
+    def build_postings(self) -> bool:
+        """Build the compiled ranking's postings of the current table now, rather than once
+        SQLite's queries have cost as much (see :meth:`_postings`); whether searches use them
+        (``False``: they do not apply to this table or query path, SQLite's query runs).
+        For a long-lived search service, before its first query.
+
+        >>> from memlab.corpus import Corpus
+        >>> FTS5(Corpus.from_texts(["deploy key", "rotate key"])).build_postings()
+        True
+        """
+        store, tokenizer = self._store()
+        with store._lock:
+            return self._postings(store, tokenizer, self._table_state(store), True) is not None
+
+    def _postings(self, store: IndexStore, tokenizer: str, state: _TableState, now: bool
                   ) -> FTSPostings | None:
         """The in-memory table's postings for the compiled ranking
         (:class:`~memlab.index.fts_postings.FTSPostings`), when it applies: an in-memory
-        store (built once, searched many times), the ``unicode61`` tokenizer, no source
-        filter, every row live and mapped by rowid, and the kernels on numba (``"auto"``).
-        Built on the first search of each table state; ``None``: SQLite's query runs."""
+        store, the ``unicode61`` tokenizer, no source filter, every row live and mapped by
+        rowid, and the kernels on numba (``"auto"``). ``None``: SQLite's query runs.
+
+        Building them costs about what building the FTS5 table cost (a few hundred SQLite
+        queries), so a table searched a few times should not pay for it: they are built
+        (``now`` aside) once SQLite's queries of this table state have taken
+        :data:`POSTINGS_COST_PER_ROW` per row, the estimated cost of the build; whatever the
+        number of searches, the keyword leg then spends at most about twice what the better
+        of the two strategies would have."""
         if (store.path is not None or tokenizer != "unicode61" or self.sources is not None
                 or not state.live or state.rowids is None
                 or resolve_backend("auto") != "numba"):
             return None
         cached = self.__dict__.get("_fts_postings")
-        if cached is None or cached[0] is not state:
-            cached = (state, FTSPostings.build(state.conn))
-            self.__dict__["_fts_postings"] = cached
+        if cached is not None and cached[0] is state:
+            return cached[1]
+        if not now:
+            spent = self.__dict__.get("_fts_sql_spent")
+            spent_s = spent[1] if spent is not None and spent[0] is state else 0.0
+            if spent_s < POSTINGS_COST_PER_ROW * len(state.rowids):
+                return None
+        cached = (state, FTSPostings.build(state.conn))
+        self.__dict__["_fts_postings"] = cached
         return cached[1]
 
     def _scored(self, store: IndexStore, tokenizer: str, query: str, limit: int,

@@ -19,8 +19,10 @@ It declines (``None``), and the leg queries SQLite, whenever it could differ:
   split it into a phrase of several tokens).
 
 Only in-memory tables use it (:class:`memlab.index.fts.FTS5` over a
-:class:`~memlab.corpus.Corpus`): the table is built once and searched many times, so reading it
-back pays off; a one-shot ``memlab search`` on an index file runs SQLite's query.
+:class:`~memlab.corpus.Corpus`), and only once they have been searched enough for reading them
+back to pay off (about as long as building the FTS5 table: :meth:`FTS5._postings
+<memlab.index.fts.FTS5>` decides); a one-shot ``memlab search`` on an index file runs SQLite's
+query.
 
 >>> from memlab.index.store import IndexStore
 >>> from memlab.corpus import Corpus

@@ -96,6 +96,7 @@ def test_leg_equals_sqlite_leg_with_fallback(monkeypatch):
                else " ".join(rng.choice(vocab, int(rng.integers(1, 4)))) for i in range(60)]
     corpus = Corpus.from_texts(docs)
     leg = FTS5(corpus, depth=24)
+    assert leg.build_postings()
     fast = leg_hits(leg, queries)
     assert leg.__dict__["_fts_postings"][1] is not None  # the compiled ranking ran
     monkeypatch.setenv("MEMLAB_KERNEL_BACKEND", "numpy")
@@ -110,3 +111,24 @@ def test_index_file_keeps_sqlite(tmp_path):
     leg = FTS5(store)
     assert leg("key")["docno"].tolist() == [0, 1]
     assert "_fts_postings" not in leg.__dict__
+    assert not leg.build_postings()
+
+
+def test_built_once_sqlite_has_cost_as_much(monkeypatch):
+    """A table searched a few times keeps SQLite's query; the postings are built once its
+    queries have taken the estimated build cost, and rebuilt only for a changed table."""
+    from memlab.index import fts
+
+    corpus = Corpus.from_texts([f"deploy key {i}" for i in range(50)])
+    leg = FTS5(corpus, depth=5)
+    first = leg("deploy key")
+    assert "_fts_postings" not in leg.__dict__  # 50 rows: ~2.5 ms to build, not yet spent
+    assert leg.__dict__["_fts_sql_spent"][1] > 0
+    monkeypatch.setattr(fts, "POSTINGS_COST_PER_ROW", 0.0)
+    again = leg("deploy key")
+    state, postings = leg.__dict__["_fts_postings"]
+    assert postings is not None
+    assert again.drop(columns="fts_rank").equals(first.drop(columns="fts_rank"))
+    assert again["fts_rank"].tolist() == first["fts_rank"].tolist()
+    leg("rotate")
+    assert leg.__dict__["_fts_postings"][0] is state  # the same table: not rebuilt
