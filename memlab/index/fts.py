@@ -84,10 +84,12 @@ class KeywordHits(NamedTuple):
     fallback: bool
 
 
-#: estimated seconds of CPU per table row to build the postings of the compiled ranking
-#: (:class:`~memlab.index.fts_postings.FTSPostings`): 49-53 us a row measured for ~60-token
-#: chunks at 5k and 50k rows, about as long as building the FTS5 table itself
-POSTINGS_COST_PER_ROW = 50e-6
+#: estimated CPU seconds to build the postings of the compiled ranking
+#: (:class:`~memlab.index.fts_postings.FTSPostings`): a fixed part (the kernels loaded from
+#: numba's cache, the vocabulary check) plus a part per table row (13-14 us a row measured
+#: for ~60-token chunks at 50k rows, half of building the FTS5 table itself)
+POSTINGS_COST_FIXED = 0.05
+POSTINGS_COST_PER_ROW = 15e-6
 _NO_HITS = KeywordHits(_NO_INTS, _NO_FLOATS, _NO_FLOATS, _NO_FLOATS, False)
 
 
@@ -381,12 +383,13 @@ class FTS5(Stage):
         store, the ``unicode61`` tokenizer, no source filter, every row live and mapped by
         rowid, and the kernels on numba (``"auto"``). ``None``: SQLite's query runs.
 
-        Building them costs about what building the FTS5 table cost (a few hundred SQLite
-        queries), so a table searched a few times should not pay for it: they are built
-        (``now`` aside) once SQLite's queries of this table state have taken
-        :data:`POSTINGS_COST_PER_ROW` per row, the estimated cost of the build; whatever the
-        number of searches, the keyword leg then spends at most about twice what the better
-        of the two strategies would have."""
+        Building them costs about half of what building the FTS5 table cost (some dozens to
+        hundreds of SQLite queries), so a table searched a few times should not pay for it:
+        they are built (``now`` aside) once SQLite's queries of this table state have taken
+        the estimated cost of the build (:data:`POSTINGS_COST_FIXED` plus
+        :data:`POSTINGS_COST_PER_ROW` per row); whatever the number of searches, the keyword
+        leg then spends at most about twice what the better of the two strategies would
+        have."""
         if (store.path is not None or tokenizer != "unicode61" or self.sources is not None
                 or not state.live or state.rowids is None
                 or resolve_backend("auto") != "numba"):
@@ -397,7 +400,7 @@ class FTS5(Stage):
         if not now:
             spent = self.__dict__.get("_fts_sql_spent")
             spent_s = spent[1] if spent is not None and spent[0] is state else 0.0
-            if spent_s < POSTINGS_COST_PER_ROW * len(state.rowids):
+            if spent_s < POSTINGS_COST_FIXED + POSTINGS_COST_PER_ROW * len(state.rowids):
                 return None
         cached = (state, FTSPostings.build(state.conn))
         self.__dict__["_fts_postings"] = cached

@@ -4,7 +4,8 @@ For a small table most of a keyword search's time is SQLite's per-statement work
 each phrase's doclist twice (to count its rows for the idf, then to match) and each matching
 row's token count from the ``_docsize`` table. :class:`FTSPostings` reads the table's texts
 once, tokenises them as FTS5's ``unicode61`` tokenizer does for ASCII text (lower-cased runs
-of ASCII letters and digits; any other character a separator), and answers the searches
+of ASCII letters and digits; any other character a separator; compiled,
+:mod:`memlab.kernels.fts5_postings_numba`), and answers the searches
 OpenClaw's keyword leg runs (an ``AND`` of quoted terms, ``ORDER BY bm25() LIMIT n``) with
 :func:`memlab.kernels.fts5_bm25_numba.and_top_k`: the same rows, ranks and order as SQLite,
 bit for bit (``tests/index/test_fts_postings.py``).
@@ -36,11 +37,8 @@ query.
 from __future__ import annotations
 
 import math
-import re
 import sqlite3
 import unicodedata
-from array import array
-from collections import defaultdict
 from collections.abc import Sequence
 
 import numpy as np
@@ -50,22 +48,21 @@ from memlab.kernels.backend import compiled
 
 __all__ = ["FTSPostings"]
 
-#: a run of what ``unicode61`` keeps as token characters among ASCII (after lower-casing)
-_ASCII_TOKEN = re.compile(r"[a-z0-9]+")
 _VOCAB_TABLE = "memlab_fts_vocab"
-_NO_IDS = np.zeros(0, dtype=np.int64)
 
 
-def _tokens(text: str) -> list[str] | None:
-    """``unicode61``'s tokens of ``text`` when it can be tokenised without Unicode tables:
-    ASCII, or non-ASCII characters that are all separators (``None`` otherwise)."""
-    if not text.isascii():
-        for ch in text:
-            if ord(ch) > 127:
-                cat = unicodedata.category(ch)
-                if cat[0] in "LN" or cat == "Co":
-                    return None
-    return _ASCII_TOKEN.findall(text.lower())
+def _ascii(text: str) -> str | None:
+    """``text`` with each non-ASCII character a ``?`` (a separator, as ``unicode61`` treats
+    it), or ``None`` when one of them is a character it could fold into a token (a letter,
+    digit or private-use character)."""
+    if text.isascii():
+        return text
+    for ch in text:
+        if ord(ch) > 127:
+            cat = unicodedata.category(ch)
+            if cat[0] in "LN" or cat == "Co":
+                return None
+    return text.encode("ascii", "replace").decode("ascii")
 
 
 class FTSPostings:
@@ -95,32 +92,29 @@ class FTSPostings:
     @classmethod
     def build(cls, conn: sqlite3.Connection) -> FTSPostings | None:
         """The postings of ``conn``'s FTS table, or ``None`` when they might differ from
-        FTS5's (a text it would tokenise with Unicode tables, or a vocabulary mismatch)."""
-        # each distinct token gets the next id on first sight: a defaultdict whose default is
-        # its own length, read through map() and array.extend, keeps the per-token work in C
-        vocab: defaultdict[str, int] = defaultdict()
-        vocab.default_factory = vocab.__len__
-        term_ids = array("l")
+        FTS5's (a text it would tokenise with Unicode tables, or a vocabulary mismatch).
+        The tokens are found and counted by
+        :func:`memlab.kernels.fts5_postings_numba.ascii_postings` over one buffer of all the
+        texts."""
         rowids: list[int] = []
-        lengths: list[int] = []
+        texts: list[str] = []
         for rowid, text in conn.execute(f"SELECT rowid, text FROM {FTS_TABLE} ORDER BY rowid"):
-            toks = _tokens(text if isinstance(text, str) else "" if text is None else str(text))
-            if toks is None:
+            plain = _ascii(text if isinstance(text, str) else "" if text is None else str(text))
+            if plain is None:
                 return None
             rowids.append(rowid)
-            lengths.append(len(toks))
-            term_ids.extend(map(vocab.__getitem__, toks))
-        codes = np.frombuffer(term_ids, dtype=np.dtype("l")) if term_ids else _NO_IDS
-        n_rows, n_terms, stride = len(rowids), len(vocab), max(len(rowids), 1)
-        doc_len = np.array(lengths, dtype=np.int64)
-        rows = np.repeat(np.arange(n_rows, dtype=np.int64), doc_len)
-        pairs, tf = np.unique(codes.astype(np.int64) * stride + rows, return_counts=True)
-        del codes, rows, term_ids
-        indptr = np.zeros(n_terms + 1, dtype=np.int64)
-        np.cumsum(np.bincount(pairs // stride, minlength=n_terms), out=indptr[1:])
-        postings = cls(dict(vocab), np.array(rowids, dtype=np.int64), indptr,
-                       (pairs % stride).astype(np.int32), tf.astype(np.int32),
-                       doc_len.astype(np.float64))
+            texts.append(plain)
+        sizes = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+        starts = np.zeros(len(texts) + 1, dtype=np.int64)
+        np.cumsum(sizes + 1, out=starts[1:])  # each text and the "\n" after it
+        buf = np.frombuffer(("\n".join(texts) + "\n").encode("ascii"), dtype=np.uint8)
+        del texts
+        first, length, indptr, docs, tf, doc_len = compiled(
+            "memlab.kernels.fts5_postings_numba").ascii_postings(buf, starts)
+        raw = buf.tobytes()
+        vocab = {raw[a:a + n].decode("ascii").lower(): t
+                 for t, (a, n) in enumerate(zip(first.tolist(), length.tolist(), strict=True))}
+        postings = cls(vocab, np.array(rowids, dtype=np.int64), indptr, docs, tf, doc_len)
         return postings if postings._agrees(conn) else None
 
     def _agrees(self, conn: sqlite3.Connection) -> bool:
