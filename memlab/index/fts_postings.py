@@ -107,11 +107,11 @@ class FTSPostings:
         sizes = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
         starts = np.zeros(len(texts) + 1, dtype=np.int64)
         np.cumsum(sizes + 1, out=starts[1:])  # each text and the "\n" after it
-        buf = np.frombuffer(("\n".join(texts) + "\n").encode("ascii"), dtype=np.uint8)
+        raw = ("\n".join(texts) + "\n").encode("ascii")
         del texts
         first, length, indptr, docs, tf, doc_len = compiled(
-            "memlab.kernels.fts5_postings_numba").ascii_postings(buf, starts)
-        raw = buf.tobytes()
+            "memlab.kernels.fts5_postings_numba").ascii_postings(
+                np.frombuffer(raw, dtype=np.uint8), starts)
         vocab = {raw[a:a + n].decode("ascii").lower(): t
                  for t, (a, n) in enumerate(zip(first.tolist(), length.tolist(), strict=True))}
         postings = cls(vocab, np.array(rowids, dtype=np.int64), indptr, docs, tf, doc_len)
