@@ -21,7 +21,7 @@ It declines (``None``), and the leg queries SQLite, whenever it could differ:
 
 Only in-memory tables use it (:class:`memlab.index.fts.FTS5` over a
 :class:`~memlab.corpus.Corpus`), and only once they have been searched enough for reading them
-back to pay off (about as long as building the FTS5 table: :meth:`FTS5._postings
+back to pay off (about half as long as building the FTS5 table: :meth:`FTS5._postings
 <memlab.index.fts.FTS5>` decides); a one-shot ``memlab search`` on an index file runs SQLite's
 query.
 

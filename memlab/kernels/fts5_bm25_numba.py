@@ -11,7 +11,7 @@ with ``k1 = 1.2``, ``b = 0.75``, and the rank is ``-1.0 * score``; ``ORDER BY ra
 keeps ties in rowid order (the scan's order). :func:`and_top_k` runs the same float64
 operations in the same order (numba emits no fused multiply-add and does not reassociate
 without ``fastmath``) over postings held in memory
-(:class:`memlab.index.fts_postings.FTSPostings`), which builds them and checks them against
+(:class:`memlab.index.fts_postings.FTSPostings`, which builds them and checks them against
 FTS5's own vocabulary); ``tests/index/test_fts_postings.py`` compares ranks and order with
 SQLite's, bit for bit. The idf of each phrase is computed by the caller with C's ``log``
 (Python's ``math.log``, as SQLite calls it), not here.

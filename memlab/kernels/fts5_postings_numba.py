@@ -51,18 +51,16 @@ def _same(buf, a, b, length):
 
 @njit(cache=True, nogil=True)
 def _grow(keys, term_hash, n_terms):
-    """The id table at twice the size, every term re-inserted."""
+    """The id table (slot -> term id) at twice the size, every term re-inserted."""
     cap = len(keys) * 2
     mask = np.uint64(cap - 1)
-    new_keys = np.full(cap, -1, dtype=np.int64)
-    new_hash = np.zeros(cap, dtype=np.uint64)
+    grown = np.full(cap, -1, dtype=np.int64)
     for t in range(n_terms):
         h = term_hash[t] & mask
-        while new_keys[h] != -1:
+        while grown[h] != -1:
             h = (h + np.uint64(1)) & mask
-        new_keys[h] = t
-        new_hash[h] = term_hash[t]
-    return new_keys, new_hash
+        grown[h] = t
+    return grown
 
 
 @njit(cache=True, nogil=True)
@@ -73,12 +71,9 @@ def ascii_postings(buf, starts):
     then per term its rows (ascending, int32) and occurrences (int32), and each row's token
     count (float64)."""
     n_docs = len(starts) - 1
-    max_tokens = (len(buf) + 1) // 2 + 1
-    token_term = np.empty(max_tokens, dtype=np.int64)
-    doc_len = np.zeros(n_docs, dtype=np.float64)
-    cap = 1 << 12
-    keys = np.full(cap, -1, dtype=np.int64)  # slot -> term id
-    slot_hash = np.zeros(cap, dtype=np.uint64)
+    token_term = np.empty((len(buf) + 1) // 2 + 1, dtype=np.int64)  # at most one per 2 bytes
+    bounds = np.zeros(n_docs + 1, dtype=np.int64)  # row d's tokens: bounds[d]:bounds[d + 1]
+    keys = np.full(1 << 12, -1, dtype=np.int64)  # slot -> term id
     first = np.empty(1 << 10, dtype=np.int64)
     length = np.empty(1 << 10, dtype=np.int64)
     term_hash = np.empty(1 << 10, dtype=np.uint64)
@@ -86,7 +81,6 @@ def ascii_postings(buf, starts):
     n_tok = 0
     for d in range(n_docs):
         i, stop = starts[d], starts[d + 1]
-        count = 0
         while i < stop:
             if not _is_token_byte(buf[i]):
                 i += 1
@@ -97,15 +91,14 @@ def ascii_postings(buf, starts):
                 h = (h ^ np.uint64(_lower(buf[j]))) * _FNV_PRIME
                 j += 1
             n = j - i
-            if 2 * (n_terms + 1) > cap:
-                keys, slot_hash = _grow(keys, term_hash, n_terms)
-                cap = len(keys)
-            mask = np.uint64(cap - 1)
+            if 2 * (n_terms + 1) > len(keys):
+                keys = _grow(keys, term_hash, n_terms)
+            mask = np.uint64(len(keys) - 1)
             s = h & mask
             term = -1
             while keys[s] != -1:
                 t = keys[s]
-                if slot_hash[s] == h and length[t] == n and _same(buf, first[t], i, n):
+                if term_hash[t] == h and length[t] == n and _same(buf, first[t], i, n):
                     term = t
                     break
                 s = (s + np.uint64(1)) & mask
@@ -120,37 +113,33 @@ def ascii_postings(buf, starts):
                 length[term] = n
                 term_hash[term] = h
                 keys[s] = term
-                slot_hash[s] = h
                 n_terms += 1
             token_term[n_tok] = term
             n_tok += 1
-            count += 1
             i = j
-        doc_len[d] = count
-    # rows per term (each row once), then each term's rows and occurrences in row order
+        bounds[d + 1] = n_tok
+    # which tokens open a row of their term (counting each term's rows), then each term's
+    # rows and occurrences, in row order
     last = np.full(n_terms, -1, dtype=np.int64)
+    opens = np.empty(n_tok, dtype=np.bool_)
     df = np.zeros(n_terms + 1, dtype=np.int64)
-    q = 0
     for d in range(n_docs):
-        for _ in range(int(doc_len[d])):
+        for q in range(bounds[d], bounds[d + 1]):
             t = token_term[q]
-            if last[t] != d:
+            opens[q] = last[t] != d
+            if opens[q]:
                 last[t] = d
                 df[t + 1] += 1
-            q += 1
     indptr = np.cumsum(df)
     docs = np.empty(indptr[-1], dtype=np.int32)
     tf = np.zeros(indptr[-1], dtype=np.int32)
-    fill = indptr[:-1].copy()
-    last[:] = -1
-    q = 0
+    fill = indptr[:-1].copy()  # each term's next free slot
     for d in range(n_docs):
-        for _ in range(int(doc_len[d])):
+        for q in range(bounds[d], bounds[d + 1]):
             t = token_term[q]
-            if last[t] != d:
-                last[t] = d
+            if opens[q]:
                 docs[fill[t]] = d
                 fill[t] += 1
             tf[fill[t] - 1] += 1
-            q += 1
+    doc_len = np.diff(bounds).astype(np.float64)
     return first[:n_terms], length[:n_terms], indptr, docs, tf, doc_len
