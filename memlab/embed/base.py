@@ -186,15 +186,18 @@ class EmbeddingProvider(ABC):
     def settings_key(self) -> str:
         """sha256 hex of the canonical JSON of :meth:`cache_key_data` (no secrets).
 
-        Remembered for the data it was made from (compared by ``repr``, which tells ``1``
-        from ``True``), so a query's cache look-up does not hash it again; any change of the
-        settings, assigned or mutated in place, changes the data and so the key."""
-        data = self.cache_key_data()
-        seen = repr(data)
+        Remembered for the settings it was made from, so a query's cache look-up neither
+        scrubs nor hashes them again: the memo is checked against Python's ``hash`` of the
+        ``repr`` (which tells ``1`` from ``True``) of the id, model, raw settings and secret
+        names, all the key is made from. Any change of the settings, assigned or mutated in
+        place, changes that and so the key; the memo keeps no secret, only that hash."""
+        seen = hash((self.id, self.model, repr(self.key_settings()),
+                     repr(self.secret_settings)))
         attrs = getattr(self, "__dict__", {})  # a provider with __slots__ just recomputes
         memo = attrs.get("_settings_key_memo")
         if memo is not None and memo[0] == seen:
             return memo[1]
+        data = self.cache_key_data()
         key = hashlib.sha256(canonical_json(data).encode("utf-8")).hexdigest()
         attrs["_settings_key_memo"] = (seen, key)
         return key

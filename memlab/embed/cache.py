@@ -224,6 +224,8 @@ class CachedEmbedder(EmbeddingProvider):
             raise TypeError("provider is already a CachedEmbedder")
         self.provider = provider
         self.cache = cache if cache is not None else EmbeddingCache(None)
+        # keyed by (settings key, query text): the text itself, not its sha256, which costs
+        # more than the rest of a cached look-up (this cache lives in memory only)
         self._queries: dict[tuple[str, str], np.ndarray] = {}
         self.reset_stats()
 
@@ -326,10 +328,10 @@ class CachedEmbedder(EmbeddingProvider):
             return np.zeros((0, self.dims), dtype=np.float32)
         skey = self.settings_key
         if len(texts) == 1:  # one query (the search path): a look-up, no list of keys
-            found = self._queries.get((skey, text_hash(texts[0])))
+            found = self._queries.get((skey, texts[0]))
             if found is not None:
                 return found.reshape(1, -1).astype(np.float32, copy=True)
-        keys = [(skey, text_hash(t)) for t in texts]
+        keys = [(skey, t) for t in texts]
         missing: dict[tuple[str, str], str] = {}
         for k, t in zip(keys, texts, strict=True):
             if k not in self._queries and k not in missing:
