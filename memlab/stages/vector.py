@@ -13,6 +13,7 @@ for speed experiments.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -36,7 +37,16 @@ def _hits(found: tuple[np.ndarray, np.ndarray]) -> QueryHits:
 
 def _unit_rows(vectors: np.ndarray) -> np.ndarray:
     """L2-normalise rows in float32; all-zero rows stay zero (norms and quotients in
-    float64, row by row, so the result does not depend on how rows are blocked)."""
+    float64, row by row, so the result does not depend on how rows are blocked).
+
+    One row (the single-query path) takes fewer numpy calls for the same bits: a row's sum
+    of squares is the same pairwise sum whether reduced as a 1-D array or along axis 1
+    (``tests/stages/test_vector.py`` checks it)."""
+    if vectors.shape[0] == 1:
+        row = vectors[0].astype(np.float64)
+        norm = math.sqrt(np.add.reduce(row * row))
+        if norm > 0:  # False for NaN, like ``where=norms > 0`` below
+            return (row / norm).astype(np.float32).reshape(1, -1)
     wide = vectors.astype(np.float64)
     # np.linalg.norm(wide, axis=1, keepdims=True) spelled out: its own code for a vector norm
     # along one axis (the same bits, without its argument handling)
@@ -172,8 +182,15 @@ class VectorSearch(Stage):
 
     def _ensure_built(self) -> None:
         state = self.__dict__
-        chunks = getattr(self.corpus, "chunks", None)
-        vec_key = (self.corpus, chunks, self.embedder, len(self.corpus), bool(self.normalize))
+        corpus = self.corpus
+        chunks = getattr(corpus, "chunks", None)
+        built = state.get("_built_for")  # what the checks below last passed for
+        if (built is not None and built[0] is corpus and built[1] is chunks
+                and built[2] is self.embedder and built[3] == len(corpus)
+                and built[4] == bool(self.normalize) and built[5] == self.index
+                and built[6] == self.index_params):
+            return  # the search path: one look at the key, not the generic comparisons
+        vec_key = (corpus, chunks, self.embedder, len(corpus), bool(self.normalize))
         if not _same_key(state.get("_embedder_key"), (self.embedder,)):
             self.embedder_ = self._resolve_embedder()
             state["_embedder_key"] = (self.embedder,)
@@ -192,6 +209,7 @@ class VectorSearch(Stage):
         if state.get("_index_key") != index_key:
             self._set_index()
             state["_index_key"] = index_key
+        state["_built_for"] = (*vec_key, *index_key)
 
     def _set_vectors(self, vectors: np.ndarray) -> None:
         """Store ``vectors`` (normalised if asked) in an exact FAISS ``IndexFlatIP``, the one
@@ -289,6 +307,7 @@ class VectorSearch(Stage):
         state.pop("index_", None)
         state.pop("_flat", None)
         state.pop("_index_key", None)
+        state.pop("_built_for", None)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -334,12 +353,16 @@ class VectorSearch(Stage):
         scores, labels = self.index_.search(vectors, kk)
         for row in range(len(vectors)):
             s, ids, width = scores[row], labels[row], kk
+            # the checks on plain lists: a few dozen values, where each numpy reduction
+            # would cost more than the comparisons
+            sl, filled = s.tolist(), min(ids.tolist()) >= 0
             # widen while the score just past the cut-off ties the last kept one
-            while width < n and (ids >= 0).all() and s[min(k, width) - 1] == s[width - 1]:
+            while width < n and filled and sl[min(k, width) - 1] == sl[width - 1]:
                 width = min(n, width * 2)
                 s2, i2 = self.index_.search(vectors[row:row + 1], width)
                 s, ids = s2[0], i2[0]
-            if ids.min() >= 0 and (s[:-1] > s[1:]).all():
+                sl, filled = s.tolist(), min(ids.tolist()) >= 0
+            if filled and all(a > b for a, b in zip(sl, sl[1:], strict=False)):
                 # every slot filled, scores strictly falling: the lexsort below is the
                 # identity (the usual case)
                 results.append((ids[:k].astype(np.int64), s[:k].astype(np.float64)))
@@ -367,7 +390,7 @@ class VectorSearch(Stage):
         if vec.ndim != 2 or vec.shape[1] != dims:
             raise ValueError(f"query vectors have shape {vec.shape} but the corpus vectors "
                              f"have {dims} dims")
-        if not vec.any():  # OpenClaw skips all-zero vectors (NaN counts as non-zero)
+        if not np.count_nonzero(vec):  # OpenClaw skips all-zero vectors (NaN: non-zero)
             return _hits(_EMPTY)
         if self.normalize:
             vec = _unit_rows(vec)
