@@ -38,7 +38,6 @@ microseconds between an agent's searches, a tenth of a search at 5,000 chunks.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -155,7 +154,7 @@ class Sequence(Stage):
             nxt = stages[i + 1] if i + 1 < len(stages) else None
             here = query
             if nxt is not None and getattr(nxt, "eligible_query", None) is not None:
-                here = replace(query, cut=nxt)
+                here = query.replace(cut=nxt)
             hits = run_query(stage, here, hits)
             i += 1
         return hits if hits is not None else QueryHits.empty()

@@ -1,7 +1,7 @@
 import pandas as pd
 import pytest
 
-from memlab.frames import HIT_COLUMNS, as_queries
+from memlab.frames import HIT_COLUMNS, Query, as_queries
 from memlab.pipeline import Cached, Sequence
 from memlab.stages.decay import TemporalDecay
 from memlab.stages.fusion import Fusion
@@ -56,3 +56,15 @@ def test_cached_leg_runs_once_per_query_text(static_leg, tiny_corpus):
     # changing the leg's parameters invalidates the cache
     leg.set_params(score_column="vector_score", results={"a": [(3, 0.99)]})
     assert pipe("a")["docno"].tolist() == [3]
+
+
+def test_query_replace_copies_the_fields_like_dataclasses_replace() -> None:
+    import dataclasses
+
+    query = Query("deploy key", now=5, columns={"qid": "7"}, limit=3)
+    changed = query.replace(limit=24, boost=False)
+    assert changed == dataclasses.replace(query, limit=24, boost=False)
+    assert (query.limit, query.boost) == (3, True)  # the original is untouched
+    assert changed.columns is query.columns
+    with pytest.raises(TypeError, match="no field.*'limt'.*its fields are"):
+        query.replace(limt=1)

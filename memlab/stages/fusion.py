@@ -17,8 +17,6 @@ cosine. Either way every hit keeps its ``vector_score`` and ``text_score`` as di
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 import pandas as pd
 
@@ -82,7 +80,7 @@ class Fusion(Stage):
     def _legs(self, query: Query) -> tuple[QueryHits | None, QueryHits | None]:
         """Both legs' hits of one query (not yet cut), asked for ``candidates`` each."""
         self.validate()
-        legs = replace(query, limit=int(self.candidates), cut=None, boost=self.vector is None)
+        legs = query.replace(limit=int(self.candidates), cut=None, boost=self.vector is None)
         vec = run_query(self.vector, legs) if self.vector is not None else None
         txt = run_query(self.text, legs) if self.text is not None else None
         return vec, txt
