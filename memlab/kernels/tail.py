@@ -115,10 +115,23 @@ def ranked_tail(vector_docno: np.ndarray, vector_score: np.ndarray, text_docno: 
     return TailHits(*ranked) if ok else None
 
 
+_INT64 = np.dtype(np.int64)
+_FLOAT64 = np.dtype(np.float64)
+
+
 def _int64(values: Any) -> np.ndarray:
-    return np.ascontiguousarray(values, dtype=np.int64)
+    return _as(values, _INT64)
 
 
 def _float64(values: Any) -> np.ndarray:
-    return np.ascontiguousarray(values, dtype=np.float64)
+    return _as(values, _FLOAT64)
+
+
+def _as(values: Any, dtype: np.dtype) -> np.ndarray:
+    """``values`` as an array of ``dtype``: an array that already is one is passed as it is
+    (numba compiles a variant for a strided one; ``np.ascontiguousarray`` on every argument
+    cost more than the kernel's own merge, caches cold)."""
+    if type(values) is np.ndarray and values.dtype is dtype:
+        return values
+    return np.ascontiguousarray(values, dtype=dtype)
 

@@ -116,11 +116,12 @@ class TemporalDecay(Stage):
             rules = [self._path_rule(p, s) for p, s in zip(chunks["path"], chunks["source"],
                                                            strict=True)]
             table = np.array([np.inf if r is None else r for r in rules], dtype=np.float64)
-            cached = (chunks, self.rule, table)
+            cached = (chunks, self.rule, table, bool((table == np.inf).any()))
             self.__dict__["_docno_ts"] = cached
         docnos = np.asarray(docnos, dtype=np.int64)
         ts = cached[2][docnos]
-        late = np.flatnonzero(ts == np.inf)  # inf: the file's mtime decides
+        # inf: the file's mtime decides (no such chunk in the corpus: nothing to look for)
+        late = np.flatnonzero(ts == np.inf) if cached[3] else ()
         if len(late):
             paths, sources = chunks["path"].to_numpy(), chunks["source"].to_numpy()
             ts = ts.copy()
