@@ -42,37 +42,42 @@ def jaccard_csr(indptr, indices, rows):
         sizes[i] = size
         total += size
     # each distinct token of the rows gets a local id, through a small open-addressing
-    # table (at least twice the rows' tokens): a vocabulary-sized scratch array would be
-    # read at random, and between searches (caches cold) that cost more than the rest
+    # table (one int64 a slot, ``token << 32 | local id``, so a probe reads one cache line;
+    # at least 1.5x the rows' tokens, of which about half are distinct): a vocabulary-sized
+    # scratch array would be read at random, and between searches (caches cold) that cost
+    # more than the rest
     cap = 16
-    while cap < 2 * total:
+    while cap < total + total // 2:
         cap *= 2
     slot_mask = cap - 1
-    keys = np.full(cap, -1, dtype=np.int64)
-    ids = np.empty(cap, dtype=np.int64)
-    local = np.empty(total, dtype=np.int64)
+    table = np.full(cap, -1, dtype=np.int64)
+    local = np.empty(total, dtype=np.int32)
     n_local = 0
     q = 0
     for i in range(n):
         for p in range(indptr[rows[i]], indptr[rows[i] + 1]):
             t = np.int64(indices[p])
             h = (t * np.int64(0x9E3779B1)) & slot_mask
-            while keys[h] != -1 and keys[h] != t:
+            while True:
+                entry = table[h]
+                if entry == -1:
+                    table[h] = (t << 32) | n_local
+                    local[q] = n_local
+                    n_local += 1
+                    break
+                if (entry >> 32) == t:
+                    local[q] = entry & 0xFFFFFFFF
+                    break
                 h = (h + 1) & slot_mask
-            if keys[h] == -1:
-                keys[h] = t
-                ids[h] = n_local
-                n_local += 1
-            local[q] = ids[h]
             q += 1
     # the rows holding each local token (a CSR of token -> rows, rows ascending)
-    start = np.zeros(n_local + 1, dtype=np.int64)
+    start = np.zeros(n_local + 1, dtype=np.int32)
     for q in range(total):
         start[local[q] + 1] += 1
     for k in range(n_local):
         start[k + 1] += start[k]
     fill = start[:-1].copy()
-    holders = np.empty(total, dtype=np.int64)
+    holders = np.empty(total, dtype=np.int32)
     q = 0
     for i in range(n):
         for _ in range(indptr[rows[i]], indptr[rows[i] + 1]):
@@ -80,17 +85,20 @@ def jaccard_csr(indptr, indices, rows):
             holders[fill[k]] = i
             fill[k] += 1
             q += 1
-    # every pair of rows holding a token shares it once (a row lists a token once)
-    inter = np.zeros((n, n), dtype=np.float64)
+    # every pair of rows holding a token shares it once (a row lists a token once); counted
+    # as integers, so the shares are exact whatever their number
+    inter = np.zeros((n, n), dtype=np.int32)
     for k in range(n_local):
-        for a in range(start[k], start[k + 1]):
+        lo = start[k]
+        hi = start[k + 1]
+        for a in range(lo, hi):
             ra = holders[a]
-            for b in range(a + 1, start[k + 1]):
-                inter[ra, holders[b]] += 1.0
+            for b in range(a + 1, hi):
+                inter[ra, holders[b]] += 1
     sim = np.empty((n, n), dtype=np.float64)
     for i in range(n):
         for j in range(i, n):
-            value = sizes[i] if i == j else inter[i, j] + inter[j, i]
+            value = sizes[i] if i == j else float(inter[i, j] + inter[j, i])
             union = sizes[i] + sizes[j] - value
             sim[i, j] = value / union if union > 0 else 1.0  # union 0: both sets empty
             sim[j, i] = sim[i, j]
