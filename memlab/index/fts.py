@@ -95,14 +95,16 @@ _NO_HITS = KeywordHits(_NO_INTS, _NO_FLOATS, _NO_FLOATS, _NO_FLOATS, False)
 
 class _Rows(NamedTuple):
     """One FTS search's rows in SQL order: ``keys`` are FTS rowids or chunk ids (see
-    :meth:`FTS5._table_state`; an array of rowids from the compiled ranking),
-    ``paths``/``texts`` ``None`` entries unless asked for."""
+    :meth:`FTS5._table_state`), or, from the compiled ranking, the rows' docnos already
+    (``docnos`` True, every one found); ``paths``/``texts`` ``None`` entries unless asked
+    for."""
 
     keys: tuple | np.ndarray
     paths: tuple
     texts: tuple
     rank: np.ndarray
     text_score: np.ndarray
+    docnos: bool = False
 
 
 _NO_ROWS = _Rows((), (), (), _NO_FLOATS, _NO_FLOATS)
@@ -137,6 +139,15 @@ def _tokens(text: str) -> list[str]:
     (:func:`memlab.text.keywords.bound_query_terms`) so no query costs unbounded work."""
     return bound_query_terms([t for t in (s.strip(JS_WHITESPACE)
                                           for s in openclaw_fts_tokens(text, lower=False)) if t])
+
+
+def _docnos_of(rowids: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """The docno of each FTS rowid in ``keys``: its position in ``rowids`` (the chunks'
+    rowids in docno order, ascending), -1 where it is not there."""
+    if not len(rowids):
+        return np.full(len(keys), -1, dtype=np.int64)
+    pos = np.minimum(np.searchsorted(rowids, keys), len(rowids) - 1)
+    return np.where(rowids[pos] == keys, pos, -1)
 
 
 def _quote_and(terms: list[str]) -> str | None:
@@ -304,15 +315,17 @@ class FTS5(Stage):
         boost is the only reader of either, and the hybrid merge does not use the boost.
         ``state``: :meth:`_table_state`, which one query's keyword searches share.
         """
-        postings = None if with_text else self._postings(store, tokenizer, state, False)
-        if postings is not None:
-            found = postings.search(_tokens(query), limit)
+        compiled = None if with_text else self._postings(store, tokenizer, state, False)
+        if compiled is not None:
+            postings, docnos = compiled
+            found = postings.search(_tokens(query), limit, docnos)
             if found is not None:
-                rowids, rank = found
-                if not len(rowids):
+                keys, rank = found
+                if not len(keys):
                     return _NO_ROWS
-                nones = (None,) * len(rowids)
-                return _Rows(rowids, nones, nones, rank, bm25_rank_to_score(rank))
+                nones = (None,) * len(keys)
+                return _Rows(keys, nones, nones, rank, bm25_rank_to_score(rank),
+                             docnos is not None)
         match, substring = plan_keyword_search(query, tokenizer)
         if match is None and not substring:
             return _NO_ROWS
@@ -377,9 +390,10 @@ class FTS5(Stage):
             return self._postings(store, tokenizer, self._table_state(store), True) is not None
 
     def _postings(self, store: IndexStore, tokenizer: str, state: _TableState, now: bool
-                  ) -> FTSPostings | None:
+                  ) -> tuple[FTSPostings, np.ndarray | None] | None:
         """The in-memory table's postings for the compiled ranking
-        (:class:`~memlab.index.fts_postings.FTSPostings`), when it applies: an in-memory
+        (:class:`~memlab.index.fts_postings.FTSPostings`) and the docno of each of their
+        rows (``None`` unless every row has one), when it applies: an in-memory
         store, the ``unicode61`` tokenizer, no source filter, every row live and mapped by
         rowid, and the kernels on numba (``"auto"``). ``None``: SQLite's query runs.
 
@@ -402,9 +416,13 @@ class FTS5(Stage):
             spent_s = spent[1] if spent is not None and spent[0] is state else 0.0
             if spent_s < POSTINGS_COST_FIXED + POSTINGS_COST_PER_ROW * len(state.rowids):
                 return None
-        cached = (state, FTSPostings.build(state.conn))
-        self.__dict__["_fts_postings"] = cached
-        return cached[1]
+        postings = FTSPostings.build(state.conn)
+        found = None
+        if postings is not None:
+            docnos = _docnos_of(state.rowids, postings.rowids)
+            found = (postings, docnos if len(docnos) and docnos.min() >= 0 else None)
+        self.__dict__["_fts_postings"] = (state, found)
+        return found
 
     def _scored(self, store: IndexStore, tokenizer: str, query: str, limit: int,
                 ids: dict[str, int], state: _TableState, boost: bool = True) -> KeywordHits:
@@ -417,16 +435,17 @@ class FTS5(Stage):
         rows = self._search(store, tokenizer, query, limit, state, with_text)
         if not len(rows.keys):
             return _NO_HITS
-        if state.rowids is not None:  # FTS rowids -> docnos (-1: written after the snapshot)
-            key = np.asarray(rows.keys, dtype=np.int64)
-            pos = np.minimum(np.searchsorted(state.rowids, key), len(state.rowids) - 1)
-            docno = np.where(state.rowids[pos] == key, pos, -1)
+        if rows.docnos:  # the compiled ranking's rows: docnos already, every one found
+            docno, keep = rows.keys, None
+        elif state.rowids is not None:  # FTS rowids -> docnos (-1: written after the snapshot)
+            docno = _docnos_of(state.rowids, np.asarray(rows.keys, dtype=np.int64))
+            keep = docno >= 0
         else:
             docno = np.array([ids.get(k, -1) for k in rows.keys], dtype=np.int64)
-        keep = docno >= 0
+            keep = docno >= 0
         text_score, rank = rows.text_score, rows.rank
         paths, texts = rows.paths, rows.texts
-        if not keep.all():
+        if keep is not None and not keep.all():
             docno, text_score, rank = docno[keep], text_score[keep], rank[keep]
             paths = [p for p, k in zip(paths, keep, strict=True) if k]
             texts = [t for t, k in zip(texts, keep, strict=True) if k]

@@ -136,11 +136,12 @@ class FTSPostings:
                 return False
         return True
 
-    def search(self, terms: Sequence[str], limit: int
+    def search(self, terms: Sequence[str], limit: int, keys: np.ndarray | None = None
                ) -> tuple[np.ndarray, np.ndarray] | None:
         """``(rowids, rank)`` of ``MATCH '"t1" AND "t2" ...' ORDER BY bm25() LIMIT limit``
         (rank: ``bm25()``), or ``None`` when a term is not plain ASCII letters and digits
-        (then SQLite's answer may differ: ask it)."""
+        (then SQLite's answer may differ: ask it). ``keys``: what to return for each row
+        instead of its rowid (``keys[i]`` for ``rowids[i]``: the caller's own ids)."""
         ids = []
         for term in terms:
             if not (term.isascii() and term.isalnum()):
@@ -155,7 +156,7 @@ class FTSPostings:
         pos, rank = compiled("memlab.kernels.fts5_bm25_numba").and_top_k(
             self.indptr, self.docs, self.tf, self.doc_len, self.avgdl, phrases,
             self.idf[phrases], int(limit))
-        return self.rowids[pos], rank
+        return (self.rowids if keys is None else keys)[pos], rank
 
 
 def _floored(idf: float) -> float:
