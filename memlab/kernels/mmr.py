@@ -132,8 +132,9 @@ def mmr_order(scores: np.ndarray, sim: np.ndarray | Callable[[], np.ndarray], la
 
     One query: ``scores`` ``(n,)`` already sorted by score (descending), ``sim`` ``(n, n)``;
     returns positions in selection order. With ``keep`` (a mask over the items) and ``limit``,
-    selection stops once ``limit`` picked items are in ``keep``: the returned prefix is that
-    of the full order, which is all a ``maxResults`` cut of the ``keep`` items needs.
+    selection stops once ``limit`` picked items, or all of them, are in ``keep``: the
+    returned prefix is that of the full order, which is all a ``maxResults`` cut of the
+    ``keep`` items needs.
 
     A batch: ``scores`` ``(configs, n)`` in one canonical item order shared with ``sim``,
     ``lambda_`` one value per row, ``pos`` ``(configs, n)`` each item's position in its row's
@@ -184,7 +185,7 @@ def mmr_order(scores: np.ndarray, sim: np.ndarray | Callable[[], np.ndarray], la
         # one query: scalar picks and Python counters (a numpy call costs more than the
         # arithmetic on a few dozen items)
         keep_list = np.broadcast_to(np.asarray(keep, dtype=bool), (n,)).tolist() if stop else []
-        want = int(limit) if stop else 0
+        want = min(int(limit), sum(keep_list)) if stop else 0
         found = 0
         for step in range(n):
             pick = int(value.argmax())
@@ -204,6 +205,7 @@ def mmr_order(scores: np.ndarray, sim: np.ndarray | Callable[[], np.ndarray], la
             np.subtract(avail, scratch, out=value)
         return picks
     keep_mask = np.broadcast_to(np.asarray(keep, dtype=bool), scores.shape) if stop else None
+    want = np.minimum(int(limit), keep_mask.sum(axis=-1)) if stop else None
     found = np.zeros(c, dtype=np.int64)
     for step in range(n):
         pick = value.argmax(axis=-1)
@@ -217,7 +219,7 @@ def mmr_order(scores: np.ndarray, sim: np.ndarray | Callable[[], np.ndarray], la
         picks[..., step] = pick
         if stop:
             found += keep_mask[at]
-            if np.all(found >= int(limit)):
+            if np.all(found >= want):
                 return picks[..., :step + 1]
         avail[at] = -np.inf
         np.maximum(max_sim, sim[pick], out=max_sim)

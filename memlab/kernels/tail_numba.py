@@ -4,8 +4,8 @@ in one call (numba; ``memlab[speed]``).
 Each step is its own kernel's compiled backend, called in the order the stages run:
 :func:`~memlab.kernels.fusion_numba.union_rows` and
 :func:`~memlab.kernels.fusion_numba.openclaw_scores` (then a stable sort by score), the decay
-multipliers applied (then a stable sort), :func:`~memlab.kernels.mmr_numba.jaccard_csr` and
-:func:`~memlab.kernels.mmr_numba.greedy_order`, and
+multipliers applied (then a stable sort), :func:`~memlab.kernels.mmr_numba.mmr_tokens_order`
+(the similarity rows of the picked items only), and
 :func:`~memlab.kernels.threshold_numba.eligible_mask` and
 :func:`~memlab.kernels.threshold_numba.first_kept`. Sorts
 are numba's merge sort, stable as numpy's ``kind="stable"``; scores with a NaN are refused
@@ -27,7 +27,7 @@ from numba import njit
 
 from memlab.kernels import fusion_numba, mmr_numba, threshold_numba
 from memlab.kernels.fusion_numba import openclaw_scores, union_rows
-from memlab.kernels.mmr_numba import greedy_order, jaccard_csr
+from memlab.kernels.mmr_numba import mmr_tokens_order
 from memlab.kernels.threshold_numba import eligible_mask, first_kept
 
 __all__ = ["ranked_tail_numba"]
@@ -70,8 +70,8 @@ def ranked_tail_numba(vector_docno, vector_score, text_docno, text_score, vector
     if use_cut:
         keep = eligible_mask(score, keyword[rows], min_score, relaxed)
     if use_mmr and m > 1 and lam != 1.0:
-        sim = jaccard_csr(indptr, indices, docno[rows])
-        picks = greedy_order(score, sim, lam, keep, use_cut, max_results)
+        picks = mmr_tokens_order(score, indptr, indices, docno[rows], lam, keep, use_cut,
+                                 max_results)
         rows = rows[picks]
         score = score[picks]
         keep = keep[picks]

@@ -42,6 +42,40 @@ def test_mmr_backends_pick_the_same_items_with_ties_and_early_stops():
         assert got.tolist() == want.tolist()
 
 
+def test_picks_from_tokens_equal_picks_from_the_whole_matrix():
+    """mmr_tokens_order (similarity rows of the picked items only, the tail's path) picks
+    what the greedy loop over the whole Jaccard matrix picks, with and without a cut; a cut
+    stops once the kept items are all picked, and the full order's prefix is returned."""
+    from memlab.kernels.mmr_numba import jaccard_csr, mmr_tokens_order
+
+    rng = np.random.default_rng(13)
+    for trial in range(2000):
+        n_docs, vocab = int(rng.integers(2, 70)), int(rng.integers(1, 60))
+        dense = rng.random((n_docs, vocab)) < rng.random() * 0.6
+        dense[rng.random(n_docs) < 0.1] = False
+        matrix = sp.csr_matrix(dense.astype(np.float32))
+        rows = rng.permutation(n_docs)[:int(rng.integers(2, n_docs + 1))].astype(np.int64)
+        n = len(rows)
+        pool = np.round(rng.random(4), 1)
+        scores = np.sort(rng.choice(pool, n) if trial % 2 else rng.random(n))[::-1].copy()
+        lam = float(rng.choice([0.0, 0.3, 0.7, rng.random()]))
+        use_keep = trial % 3 != 0
+        keep = rng.random(n) < rng.choice([0.05, 0.3, 0.9]) if use_keep else \
+            np.zeros(0, dtype=bool)
+        limit = int(rng.integers(0, 8)) if use_keep else 0
+        sim = jaccard_csr(matrix.indptr, matrix.indices, rows)
+        want = mmr_order(scores, sim, lam, keep if use_keep else None,
+                         limit if use_keep else None, backend="numpy")
+        got = mmr_tokens_order(scores, matrix.indptr, matrix.indices, rows, lam, keep,
+                               use_keep, limit)
+        assert got.tolist() == want.tolist()
+        full = mmr_order(scores, sim, lam, backend="numpy")
+        assert full[:len(got)].tolist() == got.tolist()
+        if use_keep:  # the cut's items are all in the prefix
+            kept_full = [i for i in full.tolist() if keep[i]][:limit]
+            assert [i for i in got.tolist() if keep[i]][:limit] == kept_full
+
+
 def test_nan_scores_stay_on_numpy():
     scores = np.array([np.nan, 0.5, 0.2])
     sim = np.eye(3)
