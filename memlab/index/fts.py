@@ -320,12 +320,11 @@ class FTS5(Stage):
             postings, docnos = compiled
             found = postings.search(_tokens(query), limit, docnos)
             if found is not None:
-                keys, rank = found
+                keys, rank, text_score = found
                 if not len(keys):
                     return _NO_ROWS
                 nones = (None,) * len(keys)
-                return _Rows(keys, nones, nones, rank, bm25_rank_to_score(rank),
-                             docnos is not None)
+                return _Rows(keys, nones, nones, rank, text_score, docnos is not None)
         match, substring = plan_keyword_search(query, tokenizer)
         if match is None and not substring:
             return _NO_ROWS

@@ -138,25 +138,26 @@ class FTSPostings:
 
     def search(self, terms: Sequence[str], limit: int, keys: np.ndarray | None = None
                ) -> tuple[np.ndarray, np.ndarray] | None:
-        """``(rowids, rank)`` of ``MATCH '"t1" AND "t2" ...' ORDER BY bm25() LIMIT limit``
-        (rank: ``bm25()``), or ``None`` when a term is not plain ASCII letters and digits
-        (then SQLite's answer may differ: ask it). ``keys``: what to return for each row
-        instead of its rowid (``keys[i]`` for ``rowids[i]``: the caller's own ids)."""
+        """``(rowids, rank, text_score)`` of ``MATCH '"t1" AND "t2" ...' ORDER BY bm25()
+        LIMIT limit`` (rank: ``bm25()``; text score: OpenClaw's ``bm25RankToScore`` of it), or
+        ``None`` when a term is not plain ASCII letters and digits (then SQLite's answer may
+        differ: ask it). ``keys``: what to return for each row instead of its rowid
+        (``keys[i]`` for ``rowids[i]``: the caller's own ids)."""
         ids = []
         for term in terms:
             if not (term.isascii() and term.isalnum()):
                 return None
             t = self.vocab.get(term.lower())
             if t is None:
-                return np.zeros(0, dtype=np.int64), np.zeros(0)
+                return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0)
             ids.append(t)
         if not ids:
             return None
         phrases = np.array(ids, dtype=np.int64)
-        pos, rank = compiled("memlab.kernels.fts5_bm25_numba").and_top_k(
+        pos, rank, text_score = compiled("memlab.kernels.fts5_bm25_numba").and_top_k(
             self.indptr, self.docs, self.tf, self.doc_len, self.avgdl, phrases,
             self.idf[phrases], int(limit))
-        return (self.rowids if keys is None else keys)[pos], rank
+        return (self.rowids if keys is None else keys)[pos], rank, text_score
 
 
 def _floored(idf: float) -> float:

@@ -22,9 +22,10 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import ModuleType
+from typing import Any
 
-__all__ = ["BACKENDS", "ENV_BACKEND", "compiled", "default_backend", "numba_available",
-           "resolve_backend", "set_default_backend"]
+__all__ = ["BACKENDS", "ENV_BACKEND", "compiled", "default_backend", "drop_stale_cache",
+           "numba_available", "resolve_backend", "set_default_backend"]
 
 BACKENDS = ("auto", "numpy", "numba")
 ENV_BACKEND = "MEMLAB_KERNEL_BACKEND"
@@ -99,3 +100,24 @@ def resolve_backend(backend: str = "auto") -> str:
         raise ImportError("backend='numba' needs numba: pip install 'memlab[speed]' (or use "
                           "backend='auto' or 'numpy')")
     return backend
+
+
+def drop_stale_cache(dispatcher: Any, callees: tuple[ModuleType, ...]) -> bool:
+    """Empty the disk cache of the numba function ``dispatcher`` when the file of one of the
+    ``callees`` (modules whose compiled functions it calls) is newer than that cache's index;
+    whether it did. numba's disk cache checks only the source file of the function it caches
+    while the code it keeps holds its callees compiled in: a newer callee file (an edit, a
+    ``git pull`` into an editable install) would leave it running the old callee. The next
+    call compiles again (seconds) and caches that. numba has no public call for this: its
+    cache object is read with ``getattr`` and left alone if numba lays it out otherwise."""
+    cache = getattr(dispatcher, "_cache", None)
+    index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
+    try:
+        stamp = os.stat(index).st_mtime if index else None
+        newest = max(os.stat(module.__file__).st_mtime for module in callees)
+    except (OSError, TypeError):
+        return False
+    if stamp is None or newest <= stamp or not hasattr(cache, "flush"):
+        return False
+    cache.flush()
+    return True

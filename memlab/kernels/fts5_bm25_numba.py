@@ -23,16 +23,20 @@ walking the shortest posting list and galloping through the others.
 
 >>> import numpy as np
 >>> indptr, docs, tf = np.array([0, 2, 3]), np.array([0, 1, 1]), np.array([1, 2, 1])
->>> pos, rank = and_top_k(indptr, docs, tf, np.array([3.0, 4.0]), 3.5, np.array([0]),
-...                       np.array([0.5]), 10)
->>> pos.tolist(), rank.round(4).tolist()
-([1, 0], [-0.6609, -0.531])
+>>> pos, rank, score = and_top_k(indptr, docs, tf, np.array([3.0, 4.0]), 3.5, np.array([0]),
+...                              np.array([0.5]), 10)
+>>> pos.tolist(), rank.round(4).tolist(), score.round(4).tolist()
+([1, 0], [-0.6609, -0.531], [0.3979, 0.3468])
 """
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+from memlab.kernels import keyword_numba
+from memlab.kernels.backend import drop_stale_cache
+from memlab.kernels.keyword_numba import rank_to_text_score
 
 __all__ = ["and_top_k"]
 
@@ -60,8 +64,10 @@ def _gallop(docs, lo, hi, target):
 
 @njit(cache=True, nogil=True)
 def and_top_k(indptr, docs, tf, doc_len, avgdl, terms, idf, limit):
-    """``(positions, rank)``: the first ``limit`` rows holding every term of ``terms`` (one
-    per phrase, query order, repeats allowed) by FTS5's rank, ascending, ties in row order.
+    """``(positions, rank, text_score)``: the first ``limit`` rows holding every term of
+    ``terms`` (one per phrase, query order, repeats allowed) by FTS5's rank, ascending, ties
+    in row order, and OpenClaw's text score of each rank
+    (:func:`~memlab.kernels.keyword_numba.rank_to_text_score`).
 
     ``indptr``/``docs``/``tf``: each term's rows (ascending) and occurrences (integers);
     ``doc_len``: each row's token count (float64); ``idf``: each phrase's idf."""
@@ -69,7 +75,7 @@ def and_top_k(indptr, docs, tf, doc_len, avgdl, terms, idf, limit):
     b = 0.75
     n_ph = len(terms)
     if n_ph == 0 or limit <= 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0)
+        return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0)
     lead = terms[0]
     for p in range(1, n_ph):
         t = terms[p]
@@ -106,7 +112,11 @@ def and_top_k(indptr, docs, tf, doc_len, avgdl, terms, idf, limit):
             score += idf[p] * ((f * (k1 + 1.0)) / (f + k1 * (1.0 - b + b * d / avgdl)))
         rank[i] = -1.0 * score
     order = _first_by_rank(rank, limit)
-    return cand[order], rank[order]
+    top = rank[order]
+    text_score = np.empty(len(top), dtype=np.float64)
+    for i in range(len(top)):
+        text_score[i] = rank_to_text_score(top[i])
+    return cand[order], top, text_score
 
 
 @njit(cache=True, nogil=True)
@@ -134,3 +144,6 @@ def _first_by_rank(rank, limit):
             k += 1
             ties -= 1
     return chosen[np.argsort(rank[chosen], kind="mergesort")]
+
+
+drop_stale_cache(and_top_k, (keyword_numba,))  # it compiles rank_to_text_score in

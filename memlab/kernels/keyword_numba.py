@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-__all__ = ["boost_hits_numba", "score_query_numba", "text_scores_numba"]
+__all__ = ["boost_hits_numba", "rank_to_text_score", "score_query_numba", "text_scores_numba"]
 
 
 @njit(cache=True, nogil=True)
@@ -147,6 +147,19 @@ def _boosted_one(ts, ov, nq, n_text, ph, length, w_overlap, w_density, path_boos
                + ph * path_boost + length)
     s = ts + lexical
     return 1.0 if s > 1.0 else s  # np.minimum(1.0, s), NaN kept
+
+
+@njit(cache=True, nogil=True)
+def rank_to_text_score(rank):
+    """:func:`memlab.kernels.keyword.bm25_rank_to_score` of one FTS5 rank (the same float
+    operations): ``-rank / (1 - rank)`` for a negative rank (a match), ``1 / (1 + rank)``
+    for another finite one, ``1 / 1e3`` for a rank that is not finite."""
+    if not np.isfinite(rank):
+        return 1.0 / 1e3
+    if rank < 0.0:
+        relevance = -rank
+        return relevance / (1.0 + relevance)
+    return 1.0 / (1.0 + rank)
 
 
 @njit(cache=True, nogil=True)

@@ -14,18 +14,18 @@ are numba's merge sort, stable as numpy's ``kind="stable"``; scores with a NaN a
 numba's disk cache checks only the source file of the function it caches, while the code it
 keeps holds the kernels called here, compiled in: a newer file of one of those kernels (an
 edit, a ``git pull`` into an editable install) would leave it running the old callee. At
-import, :func:`_drop_stale_cache` therefore empties this module's cache when a callee's file
-is newer than it (the next call compiles again, ~3 s, and caches that).
+import, :func:`~memlab.kernels.backend.drop_stale_cache` therefore empties this module's
+cache when a callee's file is newer than it (the next call compiles again, ~3 s, and caches
+that).
 """
 
 from __future__ import annotations
-
-import os
 
 import numpy as np
 from numba import njit
 
 from memlab.kernels import fusion_numba, mmr_numba, threshold_numba
+from memlab.kernels.backend import drop_stale_cache
 from memlab.kernels.fusion_numba import openclaw_scores, union_rows
 from memlab.kernels.mmr_numba import mmr_tokens_order
 from memlab.kernels.threshold_numba import eligible_mask, first_kept
@@ -89,21 +89,4 @@ def _refused():
             none)
 
 
-def _drop_stale_cache(dispatcher, callees=(fusion_numba, mmr_numba, threshold_numba)) -> bool:
-    """Empty ``dispatcher``'s disk cache when a ``callees`` module's file is newer than its
-    index (see the module docstring); whether it did. numba has no public call for this: its
-    cache object is read with ``getattr`` and left alone if numba lays it out otherwise."""
-    cache = getattr(dispatcher, "_cache", None)
-    index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
-    try:
-        stamp = os.stat(index).st_mtime if index else None
-        newest = max(os.stat(module.__file__).st_mtime for module in callees)
-    except (OSError, TypeError):
-        return False
-    if stamp is None or newest <= stamp or not hasattr(cache, "flush"):
-        return False
-    cache.flush()
-    return True
-
-
-_drop_stale_cache(ranked_tail_numba)
+drop_stale_cache(ranked_tail_numba, (fusion_numba, mmr_numba, threshold_numba))

@@ -16,6 +16,7 @@ from memlab.index import fts_postings  # noqa: E402
 from memlab.index.fts import FTS5  # noqa: E402
 from memlab.index.fts_postings import FTSPostings  # noqa: E402
 from memlab.index.store import FTS_TABLE, IndexStore  # noqa: E402
+from memlab.kernels.keyword import bm25_rank_to_score  # noqa: E402
 
 WORDS = ["alpha", "Beta", "gamma", "delta", "x", "k8s", "2026", "deploy", "key", "vault"]
 SEPARATORS = [" ", "  ", ", ", "-", "_", ". ", "\n", " \u2014 ", "\u201c", "\u201d ", "!", "/"]
@@ -43,10 +44,11 @@ def test_same_rows_ranks_and_order_as_sqlite(docs, queries, limit):
     postings = FTSPostings.build(store.connection)
     assert postings is not None
     for terms in queries:
-        rowids, rank = postings.search(terms, limit)
+        rowids, rank, text_score = postings.search(terms, limit)
         want_ids, want_rank = sqlite_top(store.connection, terms, limit)
         assert rowids.tolist() == want_ids
         assert rank.tolist() == want_rank  # exact floats, not approximately
+        assert text_score.tolist() == bm25_rank_to_score(rank).tolist()
 
 
 def test_zipf_corpus_with_many_ties_matches_sqlite():
@@ -60,9 +62,10 @@ def test_zipf_corpus_with_many_ties_matches_sqlite():
     for _ in range(200):
         terms = list(rng.choice(vocab[:60], int(rng.integers(1, 4)), p=p[:60] / p[:60].sum()))
         limit = int(rng.integers(1, 300))
-        rowids, rank = postings.search(terms, limit)
+        rowids, rank, text_score = postings.search(terms, limit)
         want_ids, want_rank = sqlite_top(store.connection, terms, limit)
         assert rowids.tolist() == want_ids and rank.tolist() == want_rank
+        assert text_score.tolist() == bm25_rank_to_score(rank).tolist()
 
 
 def test_declines_what_unicode61_would_fold():

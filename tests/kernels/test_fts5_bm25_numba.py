@@ -12,6 +12,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from memlab.kernels.fts5_bm25_numba import and_top_k  # noqa: E402
+from memlab.kernels.keyword import bm25_rank_to_score  # noqa: E402
 
 
 def reference(presence, tf, doc_len, avgdl, terms, idf, limit):
@@ -44,8 +45,21 @@ def test_equals_stable_sort_of_every_match(data):
     idf = np.array([0.5 + 0.25 * t for t in terms])
     limit = data.draw(st.integers(1, 70))
     avgdl = float(doc_len.mean())
-    pos, rank = and_top_k(indptr, docs.astype(np.int32), flat_tf.astype(np.int32), doc_len,
-                          avgdl, terms, idf, limit)
+    pos, rank, text_score = and_top_k(indptr, docs.astype(np.int32),
+                                      flat_tf.astype(np.int32), doc_len, avgdl, terms, idf,
+                                      limit)
     want_pos, want_rank = reference(presence, tf, doc_len, avgdl, terms, idf, limit)
     assert pos.tolist() == want_pos.tolist()
     assert rank.tolist() == want_rank.tolist()
+    assert text_score.tolist() == bm25_rank_to_score(rank).tolist()
+
+
+def test_rank_to_text_score_is_bm25_rank_to_score():
+    from memlab.kernels.keyword_numba import rank_to_text_score
+
+    ranks = [-1e300, -12.5, -1.0, -1e-6, -5e-324, -0.0, 0.0, 3e-7, 0.5, 2.0, 1e300,
+             float("inf"), float("-inf"), float("nan")]
+    for r in ranks:
+        want = bm25_rank_to_score(np.array([r]))[0]
+        got = rank_to_text_score(r)
+        assert got == want or (np.isnan(got) and np.isnan(want)), r

@@ -116,8 +116,8 @@ def test_steps_out_of_order_are_refused():
 def test_a_newer_callee_empties_the_cache_of_its_caller(tmp_path):
     """numba's disk cache of a function keeps the compiled code of the functions it calls
     but checks only its own file: after an edit of the callee's file it runs the old callee.
-    tail_numba's guard (_drop_stale_cache, run at its import) empties the caller's cache
-    when a callee's file is newer than it."""
+    The guard (backend.drop_stale_cache, run at the import of tail_numba and
+    fts5_bm25_numba) empties the caller's cache when a callee's file is newer than it."""
     import os
     import subprocess
     import sys
@@ -142,8 +142,8 @@ def test_a_newer_callee_empties_the_cache_of_its_caller(tmp_path):
         import sys
         import callee_mod, caller_mod
         if sys.argv[1] == "guard":
-            from memlab.kernels.tail_numba import _drop_stale_cache
-            _drop_stale_cache(caller_mod.twice, (callee_mod,))
+            from memlab.kernels.backend import drop_stale_cache
+            drop_stale_cache(caller_mod.twice, (callee_mod,))
         print(caller_mod.twice())
     """)
 
