@@ -7,9 +7,10 @@ A seeded synthetic corpus (Zipfian vocabulary; chunks in dated daily files, so t
 has work to do) and seeded random unit vectors (query embedding is excluded: query vectors
 are embedded once before timing and served from the embedder's query cache). Measured per
 query (``--repeat`` rounds, the variants interleaved call by call but each on a different
-query at each step, see :func:`per_query_ms`; the median per query, then p50/p95 over
-queries), in process CPU time by default (``--clock cpu``: a busy shared machine
-moves it far less than wall time; ``--clock wall`` for wall time). Each size in ``--chunks``
+query at each step, in a random order drawn for each step, see :func:`per_query_ms`; the
+median per query, then p50/p95 over queries), in process CPU time by default (``--clock
+cpu``: a busy shared machine moves it far less than wall time; ``--clock wall`` for wall
+time). Each size in ``--chunks``
 is a separate corpus; the machine's load average before and after each size, the BLAS
 thread pools (threadpoolctl) and FAISS's thread count are recorded with the results:
 
@@ -21,9 +22,9 @@ thread pools (threadpoolctl) and FAISS's thread count are recorded with the resu
   scikit-learn BM25 stage; the FTS5 leg's compiled ranking (``FTS5.build_postings``, with
   numba) is built during setup, as a long-lived search would;
 * raw baselines in the same run: a plain sqlite FTS5 ``MATCH ... ORDER BY bm25 LIMIT`` on the
-  same table plus ``faiss.IndexFlatIP.search``; and "raw, same work": the raw FTS5 query
-  followed, when it finds nothing, by one raw query per keyword of OpenClaw's fallback
-  (what the production leg does for such queries).
+  same table plus ``faiss.IndexFlatIP.search`` on the same index; and "raw, same work": the
+  raw FTS5 query followed, when it finds nothing, by one raw query per keyword of OpenClaw's
+  fallback (what the production leg does for such queries).
 
 Overhead = memlab hybrid p50 / raw (FTS5 + faiss) p50, per size. Target: <= 1.5x.
 """
@@ -94,7 +95,7 @@ class RandomVectors(EmbeddingProvider):
 
 
 def per_query_ms(variants: dict[str, object], items: list, repeat: int,
-                 clock=time.process_time) -> dict[str, np.ndarray]:
+                 clock=time.process_time, seed: int = 0) -> dict[str, np.ndarray]:
     """Median ms per item of each variant over ``repeat`` rounds; ``clock`` is process CPU
     time by default.
 
@@ -107,18 +108,41 @@ def per_query_ms(variants: dict[str, object], items: list, repeat: int,
     When the last variant of a step would run the item the next step starts with
     (``(variants - 1) mod n == 1``: 2 variants, say), the offsets step by 2: item
     ``(i + 2 v) mod n`` (more than 2 items).
-    Each round still runs every variant once on every item."""
+
+    Within a step the variants run in a seeded random order, a new one each step, so each
+    variant follows every other about equally often. (In a fixed order a variant always
+    runs right after the same one: the raw FTS5 + FAISS baseline ran right after the raw
+    FAISS search of the same index, its scan of the vectors warm in the cache, while
+    memlab's search always followed the raw "same work" variant.) An order whose first call
+    would be on the item of the call before it is drawn again (after 100 draws, the fixed
+    order). Each round still runs every variant once on every item."""
     names = list(variants)
     n = len(items)
     stride = 2 if n > 2 and (len(names) - 1) % n == 1 else 1
+    rng = np.random.default_rng(seed)
     out = {name: np.zeros((repeat, n)) for name in names}
+    last = None  # the item of the call before
+
+    def valid(order: list[int], i: int) -> bool:
+        seq = [(i + v * stride) % n for v in order]
+        return (last is None or seq[0] != last) and all(
+            a != b for a, b in zip(seq, seq[1:], strict=False))
+
     for r in range(repeat):
         for i in range(n):
-            for v, name in enumerate(names):
+            order = list(range(len(names)))
+            for _ in range(100):
+                drawn = rng.permutation(len(names)).tolist()
+                if valid(drawn, i):
+                    order = drawn
+                    break
+            for v in order:
+                name = names[v]
                 j = (i + v * stride) % n
                 t0 = clock()
                 variants[name](items[j])
                 out[name][r, j] = clock() - t0
+                last = j
     return {name: np.median(v, axis=0) * 1000.0 for name, v in out.items()}
 
 
@@ -205,8 +229,10 @@ def run_size(n_chunks: int, n_queries: int, repeat: int, clock) -> dict[str, obj
             rows = [r for t in terms[q] for r in conn.execute(sql, [f'"{t}"', depth]).fetchall()]
         return rows
 
-    index = faiss.IndexFlatIP(vec.doc_vectors_.shape[1])
-    index.add(vec.doc_vectors_)
+    # the raw search runs on the very FAISS index memlab's leg searches (an IndexFlatIP of
+    # the same vectors): a second copy would make the two compete for the cache unevenly
+    index = vec.index_
+    assert isinstance(index, faiss.IndexFlatIP), type(index)
     unit = {q: (v / np.linalg.norm(v)).astype(np.float32)[None, :]
             for q, v in zip(queries, embedder.embed_queries(queries), strict=True)}
 
