@@ -13,7 +13,6 @@ for speed experiments.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -23,6 +22,7 @@ from memlab.corpus import Corpus
 from memlab.embed.base import EmbeddingProvider
 from memlab.embed.cache import CachedEmbedder
 from memlab.frames import Query, QueryHits, as_queries, build_hits
+from memlab.kernels.unit import unit_row, unit_rows
 from memlab.pipeline import Stage
 
 _EMPTY = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64))
@@ -33,27 +33,6 @@ _BLOCK = 65_536
 def _hits(found: tuple[np.ndarray, np.ndarray]) -> QueryHits:
     docno, scores = found
     return QueryHits(docno, scores, vector_score=scores)
-
-
-def _unit_rows(vectors: np.ndarray) -> np.ndarray:
-    """L2-normalise rows in float32; all-zero rows stay zero (norms and quotients in
-    float64, row by row, so the result does not depend on how rows are blocked).
-
-    One row (the single-query path) takes fewer numpy calls for the same bits: a row's sum
-    of squares is the same pairwise sum whether reduced as a 1-D array or along axis 1
-    (``tests/stages/test_vector.py`` checks it)."""
-    if vectors.shape[0] == 1:
-        row = vectors[0].astype(np.float64)
-        norm = math.sqrt(np.add.reduce(row * row))
-        if norm > 0:  # False for NaN, like ``where=norms > 0`` below
-            return (row / norm).astype(np.float32).reshape(1, -1)
-    wide = vectors.astype(np.float64)
-    # np.linalg.norm(wide, axis=1, keepdims=True) spelled out: its own code for a vector norm
-    # along one axis (the same bits, without its argument handling)
-    norms = np.sqrt(np.add.reduce(wide * wide, axis=1, keepdims=True))
-    out = np.divide(vectors, norms, out=np.zeros_like(vectors, dtype=np.float64),
-                    where=norms > 0)
-    return np.ascontiguousarray(out, dtype=np.float32)
 
 
 class _Owned:
@@ -228,7 +207,7 @@ class VectorSearch(Stage):
         flat = faiss.IndexFlatIP(dims)
         for lo in range(0, n, _BLOCK):
             block = np.ascontiguousarray(vectors[lo:lo + _BLOCK], dtype=np.float32)
-            flat.add(_unit_rows(block) if self.normalize else block)
+            flat.add(unit_rows(block) if self.normalize else block)
         state["_flat"] = flat
 
     def _stored_vectors(self) -> np.ndarray:
@@ -342,7 +321,7 @@ class VectorSearch(Stage):
                 out[i] = vecs[row[t]]
         searchable = nonempty & np.any(out != 0, axis=1)  # OpenClaw skips all-zero vectors
         if self.normalize:
-            out = _unit_rows(out)
+            out = unit_rows(out)
         return out, searchable
 
     def _search(self, vectors: np.ndarray, k: int) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -390,10 +369,12 @@ class VectorSearch(Stage):
         if vec.ndim != 2 or vec.shape[1] != dims:
             raise ValueError(f"query vectors have shape {vec.shape} but the corpus vectors "
                              f"have {dims} dims")
-        if not np.count_nonzero(vec):  # OpenClaw skips all-zero vectors (NaN: non-zero)
+        if self.normalize:  # the zero check and the unit row in one call
+            nonzero, vec = unit_row(vec[0])
+        else:
+            nonzero = bool(np.count_nonzero(vec))
+        if not nonzero:  # OpenClaw skips all-zero vectors (NaN counts as non-zero)
             return _hits(_EMPTY)
-        if self.normalize:
-            vec = _unit_rows(vec)
         return _hits(self._search(np.ascontiguousarray(vec, dtype=np.float32),
                                   min(depth, n))[0])
 

@@ -9,15 +9,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from sklearn.base import clone
 
 from memlab.corpus import Corpus
 from memlab.embed import CachedEmbedder, EmbeddingProvider, ProviderUnavailable
 from memlab.frames import HIT_COLUMNS, Query, check_hits
 from memlab.pipeline import Cached
-from memlab.stages.vector import VectorSearch, _unit_rows
+from memlab.stages.vector import VectorSearch
 
 
 class HashProvider(EmbeddingProvider):
@@ -261,28 +259,6 @@ def test_cached_wrapper_and_fail_closed_provider() -> None:
     assert b["docno"].tolist() == a.loc[a["qid"] == "2", "docno"].tolist()
     with pytest.raises(ProviderUnavailable):
         VectorSearch(Corpus.from_texts(TEXTS), "none")("x")
-
-
-@settings(max_examples=200, deadline=None)
-@given(dims=st.integers(1, 2100), seed=st.integers(0, 2**32 - 1),
-       scale=st.sampled_from([1e-30, 1e-3, 1.0, 1e5, 1e30]))
-def test_one_row_is_normalised_as_in_a_block(dims: int, seed: int, scale: float) -> None:
-    """The single-query path's one-row normalisation gives the bits of the block path
-    (its sum of squares is the same pairwise sum), zero and NaN rows included."""
-    rng = np.random.default_rng(seed)
-    block = (rng.standard_normal((32, dims)) * scale).astype(np.float32)
-    block[1] = 0.0
-    block[2, 0] = np.nan
-    whole = _unit_rows(block)
-    wide = block.astype(np.float64)
-    # the premise (float32 output hides most norm differences, so check it directly): a
-    # row's sum of squares reduced as a 1-D array is its sum along axis 1
-    np.testing.assert_array_equal([np.add.reduce(r * r) for r in wide],
-                                  np.add.reduce(wide * wide, axis=1))
-    for i in range(len(block)):
-        one = _unit_rows(block[i:i + 1])
-        assert one.dtype == np.float32 and one.shape == (1, dims)
-        np.testing.assert_array_equal(one[0], whole[i])
 
 
 def test_single_query_path_follows_changed_params_and_corpus() -> None:

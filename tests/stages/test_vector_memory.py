@@ -11,6 +11,7 @@ import pytest
 
 from memlab.corpus import Corpus
 from memlab.embed import CachedEmbedder, EmbeddingCache, EmbeddingProvider
+from memlab.kernels.unit import unit_rows
 from memlab.stages import vector as vector_module
 from memlab.stages.vector import VectorSearch
 
@@ -70,7 +71,7 @@ def test_flat_vectors_are_the_faiss_storage() -> None:
     storage = faiss.rev_swig_ptr(leg.index_.get_xb(), N * DIMS)
     assert _address(view) == _address(storage)  # a view of FAISS' memory, not a copy
     assert not _arrays_in(leg)  # no numpy copy of the vectors on the stage
-    expected = vector_module._unit_rows(RowProvider().rows)
+    expected = unit_rows(RowProvider().rows)
     np.testing.assert_array_equal(view, expected)
     assert not view[4].any()
 
