@@ -423,41 +423,60 @@ class FTS5(Stage):
         self.__dict__["_fts_postings"] = (state, found)
         return found
 
-    def _scored(self, store: IndexStore, tokenizer: str, query: str, limit: int,
+    def _scored(self, store: IndexStore, tokenizer: str, queries: list[str], limit: int,
                 ids: dict[str, int], state: _TableState, boost: bool = True) -> KeywordHits:
-        """One search's hits (``fallback`` False; ``boosted_score`` NaN when ``boost`` is
+        """The hits of one search per query of ``queries``, one query's after the other's,
+        each in rank order (``fallback`` False; ``boosted_score`` NaN when ``boost`` is
         false). Over a corpus the boost reads the corpus' token table
         (:class:`~memlab.text.openclaw_keywords.OpenClawDocs`, built once, the same counts
-        as tokenising each hit's text), so the texts are not fetched."""
+        as tokenising each hit's text), in one call for every query's hits, so the texts
+        are not fetched."""
         docs = self._doc_table() if boost else None
         with_text = boost and docs is None
-        rows = self._search(store, tokenizer, query, limit, state, with_text)
-        if not len(rows.keys):
+        parts = []
+        for q, query in enumerate(queries):
+            rows = self._search(store, tokenizer, query, limit, state, with_text)
+            if len(rows.keys):
+                parts.append((q, self._mapped(rows, ids, state)))
+        if not parts:
             return _NO_HITS
-        if rows.docnos:  # the compiled ranking's rows: docnos already, every one found
-            docno, keep = rows.keys, None
-        elif state.rowids is not None:  # FTS rowids -> docnos (-1: written after the snapshot)
-            docno = _docnos_of(state.rowids, np.asarray(rows.keys, dtype=np.int64))
-            keep = docno >= 0
+        cols = [part for _, part in parts]
+        if len(cols) == 1:  # one search's hits (the usual case): no copies
+            docno, text_score, rank = cols[0][:3]
         else:
-            docno = np.array([ids.get(k, -1) for k in rows.keys], dtype=np.int64)
-            keep = docno >= 0
-        text_score, rank = rows.text_score, rows.rank
-        paths, texts = rows.paths, rows.texts
-        if keep is not None and not keep.all():
-            docno, text_score, rank = docno[keep], text_score[keep], rank[keep]
-            paths = [p for p, k in zip(paths, keep, strict=True) if k]
-            texts = [t for t, k in zip(texts, keep, strict=True) if k]
+            docno, text_score, rank = (np.concatenate([c[i] for c in cols]) for i in range(3))
         if docs is not None:
-            boosted = docs.boosted(np.zeros(len(docno), dtype=np.int64), docno, [query],
-                                   text_score)
+            if len(parts) == 1:
+                boosted = docs.boosted_query(queries[parts[0][0]], docno, text_score)
+            else:
+                qrow = np.repeat([q for q, _ in parts], [len(c[0]) for c in cols])
+                boosted = docs.boosted(qrow, docno, queries, text_score)
         elif boost:
-            boosted = np.asarray(openclaw_boosted_scores(query, list(texts), list(paths),
-                                                         text_score.tolist()),
-                                 dtype=np.float64)
+            boosted = np.concatenate([
+                np.asarray(openclaw_boosted_scores(queries[q], list(part[4]), list(part[3]),
+                                                   part[1].tolist()), dtype=np.float64)
+                for q, part in parts])
         else:
             boosted = np.full(len(docno), np.nan)
         return KeywordHits(docno, text_score, boosted, rank, False)
+
+    @staticmethod
+    def _mapped(rows: _Rows, ids: dict[str, int], state: _TableState
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list | tuple, list | tuple]:
+        """One search's rows as ``(docno, text_score, rank, paths, texts)``, without the rows
+        whose chunk is not in the corpus snapshot."""
+        if rows.docnos:  # the compiled ranking's rows: docnos already, every one found
+            return rows.keys, rows.text_score, rows.rank, rows.paths, rows.texts
+        if state.rowids is not None:  # FTS rowids -> docnos (-1: written after the snapshot)
+            docno = _docnos_of(state.rowids, np.asarray(rows.keys, dtype=np.int64))
+        else:
+            docno = np.array([ids.get(k, -1) for k in rows.keys], dtype=np.int64)
+        keep = docno >= 0
+        if keep.all():
+            return docno, rows.text_score, rows.rank, rows.paths, rows.texts
+        return (docno[keep], rows.text_score[keep], rows.rank[keep],
+                [p for p, k in zip(rows.paths, keep, strict=True) if k],
+                [t for t, k in zip(rows.texts, keep, strict=True) if k])
 
     def transform_query(self, query: Query, hits: QueryHits | None = None) -> QueryHits:
         """One query's hits as arrays (the single-query path): :meth:`transform`'s hits of
@@ -501,18 +520,18 @@ class FTS5(Stage):
     def _keyword_hits(self, store: IndexStore, tokenizer: str, query: str, depth: int,
                       ids: dict[str, int], state: _TableState, boost: bool) -> KeywordHits:
         """``searchKeywordWithFallback``: the full query, else the merged searches of its
-        extracted keywords."""
-        found = self._scored(store, tokenizer, query, depth, ids, state, boost)
+        extracted keywords (their hits scored in one pass, see :meth:`_scored`)."""
+        found = self._scored(store, tokenizer, [query], depth, ids, state, boost)
         if len(found.docno) or not self.fallback:
             return found
-        sets = [self._scored(store, tokenizer, term, depth, ids, state)
-                for term in fallback_terms(query, tokenizer)]
-        sets = [s for s in sets if len(s.docno)]
-        if not sets:
+        found = self._scored(store, tokenizer, fallback_terms(query, tokenizer), depth, ids,
+                             state)
+        if not len(found.docno):
             return _NO_HITS
-        cat = [np.concatenate(col) for col in zip(*(s[:4] for s in sets), strict=True)]
-        keep = merge_keyword_hits(np.zeros(len(cat[0]), dtype=np.int64), cat[0], cat[1], cat[2])
-        return KeywordHits(*(c[keep] for c in cat), True)
+        keep = merge_keyword_hits(np.zeros(len(found.docno), dtype=np.int64), found.docno,
+                                  found.text_score, found.boosted_score)
+        return KeywordHits(found.docno[keep], found.text_score[keep],
+                           found.boosted_score[keep], found.fts_rank[keep], True)
 
     # -- the stage -------------------------------------------------------------------------
     def transform(self, frame: pd.DataFrame) -> pd.DataFrame:
