@@ -29,9 +29,9 @@ query.
 >>> from memlab.corpus import Corpus
 >>> store = IndexStore.from_corpus(Corpus.from_texts(["Deploy key in vault", "rotate key"]))
 >>> postings = FTSPostings.build(store.connection)
->>> rowids, rank = postings.search(["KEY"], 5)
->>> len(rowids), bool((rank < 0).all())
-(2, True)
+>>> rowids, rank, text_score = postings.search(["KEY"], 5)
+>>> len(rowids), bool((rank < 0).all()), bool(((0 < text_score) & (text_score < 1)).all())
+(2, True, True)
 """
 
 from __future__ import annotations
