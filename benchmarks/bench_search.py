@@ -1,7 +1,8 @@
 """Search latency, one query at a time as an agent issues them: memlab vs the raw calls.
 
     .venv/bin/python benchmarks/bench_search.py [--chunks 5000,50000,200000] [--queries 100]
-                                                [--clock cpu|wall] [--tiny] [--out PATH]
+                                                [--clock cpu|wall] [--seed 0] [--tiny]
+                                                [--out PATH]
 
 A seeded synthetic corpus (Zipfian vocabulary; chunks in dated daily files, so temporal decay
 has work to do) and seeded random unit vectors (query embedding is excluded: query vectors
@@ -168,7 +169,8 @@ RAW_SAME = "raw FTS5 same work + raw faiss"
 FRAMES = "memlab hybrid, DataFrame pipeline (MemorySearch.run)"
 
 
-def run_size(n_chunks: int, n_queries: int, repeat: int, clock) -> dict[str, object]:
+def run_size(n_chunks: int, n_queries: int, repeat: int, clock, seed: int = 0
+             ) -> dict[str, object]:
     """Every variant on one seeded corpus of ``n_chunks`` chunks; p50/p95 ms and the ratios."""
     import faiss
 
@@ -259,7 +261,7 @@ def run_size(n_chunks: int, n_queries: int, repeat: int, clock) -> dict[str, obj
     gc.collect()
     gc.freeze()
     load_before = os.getloadavg()
-    legs = per_query_ms(variants, queries, repeat, clock)
+    legs = per_query_ms(variants, queries, repeat, clock, seed)
     load_after = os.getloadavg()
     gc.unfreeze()
     p50 = {name: float(np.percentile(v, 50)) for name, v in legs.items()}
@@ -280,6 +282,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="comma-separated corpus sizes, one run each")
     ap.add_argument("--queries", type=int, default=100)
     ap.add_argument("--repeat", type=int, default=3, help="rounds over the queries")
+    ap.add_argument("--seed", type=int, default=0,
+                    help="seed of the variants' order at each step (the corpus is fixed)")
     ap.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
                     help="process CPU time (default) or wall time")
     ap.add_argument("--tiny", action="store_true", help="2,000 chunks, 20 queries")
@@ -292,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
 
     faiss.omp_set_num_threads(1)
     clock = time.process_time if args.clock == "cpu" else time.perf_counter
-    runs = [run_size(n, args.queries, args.repeat, clock) for n in sizes]
+    runs = [run_size(n, args.queries, args.repeat, clock, args.seed) for n in sizes]
     for run in runs:
         print(f"{run['chunks']} chunks, {run['queries']} queries one at a time (median of "
               f"{args.repeat} rounds per query, {args.clock} time), candidates "
