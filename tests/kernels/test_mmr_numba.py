@@ -13,13 +13,20 @@ from memlab.kernels.mmr import jaccard_rows, mmr_order
 pytest.importorskip("numba")
 
 
+def _token_matrix(rng, docs: tuple[int, int], vocab: int, density: float,
+                  empty: float) -> sp.csr_matrix:
+    """A random 0/1 chunk x token matrix, some rows empty."""
+    n_docs = int(rng.integers(*docs))
+    dense = rng.random((n_docs, int(rng.integers(1, vocab)))) < rng.random() * density
+    dense[rng.random(n_docs) < empty] = False
+    return sp.csr_matrix(dense.astype(np.float32))
+
+
 def test_jaccard_backends_agree_bit_for_bit_with_repeats_and_empty_rows():
     rng = np.random.default_rng(11)
     for _ in range(1500):
-        n_docs, vocab = int(rng.integers(1, 60)), int(rng.integers(1, 90))
-        dense = rng.random((n_docs, vocab)) < rng.random() * 0.5
-        dense[rng.random(n_docs) < 0.15] = False
-        matrix = sp.csr_matrix(dense.astype(np.float32))
+        matrix = _token_matrix(rng, (1, 60), 90, 0.5, 0.15)
+        n_docs = matrix.shape[0]
         rows = rng.integers(0, n_docs, int(rng.integers(0, 50)))
         a = jaccard_rows(matrix, rows, backend="numpy")
         b = jaccard_rows(matrix, rows, backend="numba")
@@ -50,10 +57,8 @@ def test_picks_from_tokens_equal_picks_from_the_whole_matrix():
 
     rng = np.random.default_rng(13)
     for trial in range(2000):
-        n_docs, vocab = int(rng.integers(2, 70)), int(rng.integers(1, 60))
-        dense = rng.random((n_docs, vocab)) < rng.random() * 0.6
-        dense[rng.random(n_docs) < 0.1] = False
-        matrix = sp.csr_matrix(dense.astype(np.float32))
+        matrix = _token_matrix(rng, (2, 70), 60, 0.6, 0.1)
+        n_docs = matrix.shape[0]
         rows = rng.permutation(n_docs)[:int(rng.integers(2, n_docs + 1))].astype(np.int64)
         n = len(rows)
         pool = np.round(rng.random(4), 1)
