@@ -17,7 +17,7 @@ OpenClaw 2026.7.35's ``searchKeyword`` runs, on the same kind of table:
    an ASCII query's ``MATCH`` is ranked by a compiled copy of FTS5's own ``bm25()`` over
    postings read from the table (:mod:`memlab.index.fts_postings`,
    :mod:`memlab.kernels.fts5_bm25_numba`): the same ranks bit for bit, the same order,
-   in under half of SQLite's time at 5k chunks and under a tenth at 200k
+   in about half of SQLite's time at 5k chunks and under a tenth at 200k
    (``benchmarks/bench_search.py``); anything else runs SQLite's query.
 3. **Boost**: every row also gets :func:`~memlab.text.openclaw_keywords.openclaw_boosted_score` (the
    keyword-only ranking score) against the query that found it.

@@ -137,7 +137,7 @@ class FTSPostings:
         return True
 
     def search(self, terms: Sequence[str], limit: int, keys: np.ndarray | None = None
-               ) -> tuple[np.ndarray, np.ndarray] | None:
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """``(rowids, rank, text_score)`` of ``MATCH '"t1" AND "t2" ...' ORDER BY bm25()
         LIMIT limit`` (rank: ``bm25()``; text score: OpenClaw's ``bm25RankToScore`` of it), or
         ``None`` when a term is not plain ASCII letters and digits (then SQLite's answer may

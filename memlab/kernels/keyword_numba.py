@@ -157,8 +157,7 @@ def rank_to_text_score(rank):
     if not np.isfinite(rank):
         return 1.0 / 1e3
     if rank < 0.0:
-        relevance = -rank
-        return relevance / (1.0 + relevance)
+        return _text_score(-rank)  # a finite relevance > 0: r / (1 + r)
     return 1.0 / (1.0 + rank)
 
 

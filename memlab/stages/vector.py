@@ -83,10 +83,9 @@ def _same_key(old: tuple | None, new: tuple) -> bool:
     if old is None or len(old) != len(new):
         return False
     for a, b in zip(old, new, strict=True):
-        if isinstance(a, str | int | float | bool) or a is None:
-            if type(a) is not type(b) or a != b:
-                return False
-        elif a is not b:
+        if a is b:  # the usual case, checked first (the search path asks on every query)
+            continue
+        if type(a) is not type(b) or not isinstance(a, str | int | float | bool) or a != b:
             return False
     return True
 
@@ -163,13 +162,11 @@ class VectorSearch(Stage):
         state = self.__dict__
         corpus = self.corpus
         chunks = getattr(corpus, "chunks", None)
-        built = state.get("_built_for")  # what the checks below last passed for
-        if (built is not None and built[0] is corpus and built[1] is chunks
-                and built[2] is self.embedder and built[3] == len(corpus)
-                and built[4] == bool(self.normalize) and built[5] == self.index
-                and built[6] == self.index_params):
-            return  # the search path: one look at the key, not the generic comparisons
         vec_key = (corpus, chunks, self.embedder, len(corpus), bool(self.normalize))
+        index_key = (self.index, self.index_params)
+        built = (*vec_key, *index_key)
+        if _same_key(state.get("_built_for"), built):
+            return  # the search path: one comparison, not the three below
         if not _same_key(state.get("_embedder_key"), (self.embedder,)):
             self.embedder_ = self._resolve_embedder()
             state["_embedder_key"] = (self.embedder,)
@@ -184,11 +181,10 @@ class VectorSearch(Stage):
             self._set_vectors(vectors)
             state["_vec_key"] = vec_key
             state.pop("_index_key", None)
-        index_key = (self.index, self.index_params)
         if state.get("_index_key") != index_key:
             self._set_index()
             state["_index_key"] = index_key
-        state["_built_for"] = (*vec_key, *index_key)
+        state["_built_for"] = built
 
     def _set_vectors(self, vectors: np.ndarray) -> None:
         """Store ``vectors`` (normalised if asked) in an exact FAISS ``IndexFlatIP``, the one
