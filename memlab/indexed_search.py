@@ -23,7 +23,7 @@ from memlab.embed.base import EmbeddingProvider
 from memlab.embed.fallback import ProviderSwitched
 from memlab.index.errors import IndexNotWritable
 from memlab.index.search import resolve_index_path
-from memlab.index.store import IndexStore
+from memlab.index.store import IndexStore, default_index_path
 from memlab.index.sync import (
     FORCE_HINT,
     IndexLocked,
@@ -34,7 +34,8 @@ from memlab.index.sync import (
     sync_index,
 )
 from memlab.index.vectors import IndexVectorSearch
-from memlab.openclaw import MemorySearch
+from memlab.lines import Line
+from memlab.openclaw import MemorySearch, config_line
 from memlab.workspace import MemlabWarning
 
 __all__ = ["IndexedMemorySearch"]
@@ -72,10 +73,23 @@ class IndexedMemorySearch(MemorySearch):
                  embedder: EmbeddingProvider | None = None, *,
                  index_path: str | Path | None = None, sync: bool = True,
                  session: str | None = None, session_tree: Any = None,
-                 visibility: str | None = None, agent_id: str = "main"):
+                 visibility: str | None = None, agent_id: str = "main",
+                 profile: str | Line | None = None):
         self.workspace = Path(os.path.abspath(os.path.expanduser(os.fspath(workspace))))
         if not self.workspace.is_dir():
             raise FileNotFoundError(f"memory workspace not found: {self.workspace}")
+        line, tree = config_line(config, profile)
+        if line.engine == "tiered":
+            chosen = index_path or ((tree or {}).get("memlab") or {}).get("indexPath")
+            where = (":memory:" if str(chosen) == ":memory:" else
+                     Path(chosen).expanduser() if chosen else
+                     default_index_path(self.workspace, line.index_suffix))
+            if where != ":memory:":
+                where.parent.mkdir(parents=True, exist_ok=True)
+            self._open_tiered(self.workspace, config, embedder, line, agent_id, where,
+                              sync=sync)
+            self.sync_report, self.paused = None, None
+            return
         self._setup(config, embedder, session=session, session_tree=session_tree,
                     visibility=visibility, agent_id=agent_id)
         ms = self.config.memory_search

@@ -42,6 +42,8 @@ import pandas as pd
 
 from memlab.chunking import provider_input_cap
 from memlab.config import DEFAULT_CONFIG, MemlabConfig, load_config
+from memlab.config.json5io import read_source
+from memlab.config.overrides import apply_active_overrides
 from memlab.corpus import Corpus, load_workspace
 from memlab.embed.base import EmbeddingProvider
 from memlab.embed.factory import (
@@ -52,6 +54,7 @@ from memlab.embed.factory import (
 )
 from memlab.frames import Query, as_queries
 from memlab.index.fts import FTS5
+from memlab.lines import Line, detect_line
 from memlab.pipeline import Cached, Sequence, Stage
 from memlab.results import ResultBuilder, hits_to_results
 from memlab.sessions import (
@@ -274,8 +277,41 @@ def _with_visibility(pipe: Sequence, corpus: Corpus, session: str | None, sessio
     return pipe >> QuerySessionVisibility(tree, current, mode=mode, agent_id=agent)
 
 
+def config_tree(config: MemlabConfig | dict | str | Path | None) -> dict[str, Any] | None:
+    """The raw tree of a config given as a path, JSON5 text or dict, with the active ``--set``
+    overrides applied (``None`` for ``None`` or a :class:`MemlabConfig`): what
+    :func:`memlab.lines.detect_line` reads."""
+    if config is None or isinstance(config, MemlabConfig):
+        return None
+    raw, _name = apply_active_overrides(*read_source(config))
+    return dict(raw) if isinstance(raw, dict) else None
+
+
+def config_line(config: MemlabConfig | dict | str | Path | None,
+                profile: str | Line | None = None) -> tuple[Line, dict[str, Any] | None]:
+    """The OpenClaw line of ``config`` (``profile`` wins) and its raw tree
+    (:func:`config_tree`): the one way every search entry point picks its line.
+
+    >>> config_line({"memory": {"search": {"provider": "none"}}})[0].name
+    '2026.9'
+    >>> config_line(None)[0].name, config_line(None, "2026.9")[0].name
+    ('2026.7', '2026.9')
+    """
+    if isinstance(config, MemlabConfig):
+        named = config.memlab.profile
+        return detect_line({"memlab": {"profile": named}} if named else None, profile), None
+    tree = config_tree(config)
+    return detect_line(tree, profile), tree
+
+
 class MemorySearch:
     """Search one workspace as OpenClaw would: discovery, chunking, both legs, the merge.
+
+    The OpenClaw line (:mod:`memlab.lines`) comes from ``profile``, else the config's
+    ``memlab.profile``, else its layout (``memory.search`` is 2026.9): a line of the stage
+    pipeline runs :func:`openclaw_pipeline`, a line of the tiered engine (2026.9) runs
+    :class:`memlab.tiered.search.TieredSearch`, so a notebook gets the same ranking as
+    ``memlab search`` on the same config.
 
     Parameters
     ----------
@@ -283,9 +319,13 @@ class MemorySearch:
         The agent workspace (holding ``MEMORY.md`` and ``memory/``).
     config:
         An OpenClaw config (path, JSON5 text, dict or :class:`MemlabConfig`); ``None`` uses
-        :data:`DEFAULT_CONFIG` (OpenClaw's defaults with the offline local model).
+        :data:`DEFAULT_CONFIG` (OpenClaw's defaults with the offline local model; on the
+        tiered line, ``memory.search`` with the local model).
     embedder:
         Overrides the provider named in the config (e.g. a shared cached embedder).
+    profile:
+        The OpenClaw line to reproduce (a registered name such as ``"2026.9"``, or a
+        :class:`memlab.lines.Line`); default: detected from ``config``.
     session, session_tree, visibility:
         With ``sources: ["memory", "sessions"]`` and ``experimental.sessionMemory: true``, the
         agent's transcripts (``workspace/sessions/<agent_id>/*.jsonl``) are searched too; a
@@ -298,13 +338,19 @@ class MemorySearch:
     >>> ms = MemorySearch("datasets/sample-memory/workspace", {"provider": "none"})
     >>> ms.search("staging database host")["results"][0]["path"]
     'memory/2026-08-06.md'
+    >>> ms9 = MemorySearch("datasets/sample-memory/workspace",
+    ...                    {"memory": {"search": {"provider": "none"}}})
+    >>> ms9.line.name, ms9.search("staging database host")["results"][0]["path"]
+    ('2026.9', 'memory/2026-08-06.md')
     """
 
     def __init__(self, workspace: str | Path,
                  config: MemlabConfig | dict | str | Path | None = None,
                  embedder: EmbeddingProvider | None = None, *, session: str | None = None,
                  session_tree: Any = None, visibility: str | None = None,
-                 agent_id: str = "main"):
+                 agent_id: str = "main", profile: str | Line | None = None):
+        if self._open_tiered(workspace, config, embedder, profile, agent_id, ":memory:"):
+            return
         self._setup(config, embedder, session=session, session_tree=session_tree,
                     visibility=visibility, agent_id=agent_id)
         ms = self.config.memory_search
@@ -317,6 +363,34 @@ class MemorySearch:
                                         overlap=ms.resolved_overlap(), model=model,
                                         max_input_bytes=max_bytes,
                                         sources=ms.effective_sources(), agent_id=agent_id))
+
+    #: The OpenClaw line this search reproduces (:mod:`memlab.lines`).
+    line: Line = detect_line(None)
+    #: The tiered engine's search when :attr:`line` runs it (``None``: the stage pipeline).
+    tiered: Any = None
+
+    def _open_tiered(self, workspace: str | Path, config: Any, embedder: Any,
+                     profile: str | Line | None, agent_id: str,
+                     index_path: str | Path, sync: bool = True) -> bool:
+        """Pick the line; when it runs the tiered engine, open its search over ``index_path``
+        and return True (the stage pipeline is not built)."""
+        self.line, tree = config_line(config, profile)
+        if self.line.engine != "tiered":
+            return False
+        if isinstance(config, MemlabConfig):
+            raise ValueError(f"line {self.line.name} reads a raw config in its "
+                             f"{self.line.config_key} layout (a dict, JSON5 text or path), "
+                             "not a MemlabConfig")
+        from memlab.tiered.search import TieredSearch
+
+        if tree is None:  # the line's defaults with the offline local model
+            tree = {"memory": {"search": {"provider": DEFAULT_CONFIG["memorySearch"]["provider"]}}}
+        self.agent_id = agent_id
+        self.tiered = TieredSearch(workspace, tree, agent_id=agent_id, index_path=index_path,
+                                   embedder=embedder, sync=sync, line=self.line)
+        self.embedder = self.tiered.embedder
+        self.config = None
+        return True
 
     def _setup(self, config: MemlabConfig | dict | str | Path | None,
                embedder: EmbeddingProvider | None, *, session: str | None = None,
@@ -361,6 +435,10 @@ class MemorySearch:
         """
         self = cls.__new__(cls)
         self.store = store
+        self.line, _tree = config_line(config)
+        if self.line.engine != "stages":
+            raise ValueError(f"from_corpus runs the stage pipeline; line {self.line.name} "
+                             "indexes a workspace itself: use MemorySearch(workspace, config)")
         cfg = config if isinstance(config, MemlabConfig) else load_config(
             DEFAULT_CONFIG if config is None else config)
         if embedder is None and cfg.memory_search.resolved_provider() != "none":
@@ -395,6 +473,8 @@ class MemorySearch:
     @property
     def mode(self) -> str:
         """``"hybrid"``, ``"fts-only"`` or ``"vector"``."""
+        if self.tiered is not None:
+            return "fts-only" if self.tiered.keyword_only else "hybrid"
         if self.embedder is None:
             return "fts-only"
         return "hybrid" if self.config.memory_search.query.hybrid.enabled else "vector"
@@ -402,6 +482,10 @@ class MemorySearch:
     def pipeline(self, max_results: int | None = None, min_score: float | None = None,
                  now: object = None) -> Sequence:
         """The stage pipeline (legs cached across calls)."""
+        if self.tiered is not None:
+            raise NotImplementedError(
+                f"line {self.line.name} runs the tiered engine, which is not a stage pipeline "
+                "yet: use search() or run()")
         key = (max_results, min_score)
         pipe = self._pipes.get(key)
         if pipe is None:
@@ -419,6 +503,8 @@ class MemorySearch:
         """Hits for many queries (the tabular contract)."""
         frame = as_queries(queries)
         frame = frame.assign(query=frame["query"].str.strip())
+        if self.tiered is not None:
+            return self.tiered.run(frame, max_results, min_score, now)
         return self.pipeline(max_results, min_score, now).transform(frame)
 
     def search(self, query: str, max_results: int | None = None,
@@ -426,8 +512,12 @@ class MemorySearch:
         """One query, answered like ``openclaw memory search --json``.
 
         Runs the single-query path (:meth:`memlab.pipeline.Sequence.transform_query`: the
-        same stages on numpy arrays, no frames); the results equal :meth:`run`'s.
+        same stages on numpy arrays, no frames); the results equal :meth:`run`'s. On a line of
+        the tiered engine, ``openclaw memory search --json`` of that line (``{"results"}``).
         """
+        if self.tiered is not None:
+            return self.tiered.search(query, max_results=max_results, min_score=min_score,
+                                      now=now)
         results: list[dict[str, Any]] = []
         text = query.strip()
         if text:

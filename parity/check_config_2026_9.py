@@ -7,8 +7,8 @@
 
 Each case is a whole ``openclaw.json`` (parity/config_cases_2026_9.json); the output records,
 per case, validate's exit code and JSON, doctor's exit code and output, and the config file as
-doctor left it. memlab's ``memlab.config.schema_2026_9`` is unit-tested against these records
-(tests/config/test_schema_2026_9.py), so the tests need no Node. Every CLI start costs ~20-40 s.
+doctor left it. memlab's ``memlab.config.memory_layout`` is unit-tested against these records
+(tests/config/test_memory_layout.py), so the tests need no Node. Every CLI start costs ~20-40 s.
 """
 
 from __future__ import annotations

@@ -85,7 +85,7 @@ SUITE_WORKSPACES: dict[str, tuple[str, ...]] = {
 #: ``sessions/<agent>/*.jsonl`` + ``sessions.json`` with ``openclaw doctor --session-sqlite
 #: import`` and gives memlab a copy of the store (``parity/run.py::import_live_sessions``).
 LIVE_SESSION_SUITES = frozenset({"live-sessions", "live-sessions-fts"})
-#: The agent database / session store file (memlab.sessions.store_2026_9.STORE_FILE).
+#: The agent database / session store file (memlab.sessions.live_store.STORE_FILE).
 STORE_FILE = "openclaw-agent.sqlite"
 #: Suites whose workspaces are memory datasets whose wrapper
 #: (:func:`memlab.eval.upgrade.run_profile_2026_9`) is also compared, at this depth.
@@ -203,12 +203,12 @@ def chunker_issues(workspace: Path, rows: Sequence[dict[str, Any]], max_input_by
 def indexed_files_issues(workspace: Path, agent: str, rows: Sequence[dict[str, Any]],
                          memory_search: dict[str, Any], max_input_bytes: int | None
                          ) -> list[str]:
-    """memlab's file selection (:func:`memlab.profiles.index_2026_9.collect_files`: ``MEMORY.md``,
+    """memlab's file selection (:func:`memlab.tiered.index.collect_files`: ``MEMORY.md``,
     ``USER.md``, ``memory/**``, ``extraPaths`` strings and ``{path, pattern}`` entries) against
     the memory files OpenClaw indexed for ``workspace``: the same paths (a file that gives no
     chunk, such as an empty one, is not in OpenClaw's index and is left out of memlab's)."""
-    from memlab.config.schema_2026_9 import read_config
-    from memlab.profiles.index_2026_9 import collect_files, file_chunks
+    from memlab.config.memory_layout import read_config
+    from memlab.tiered.index import collect_files, file_chunks
 
     settings = read_config({"memory": {"search": memory_search}}).resolve(agent)
     mine = {f.path for f in collect_files(workspace, ["memory"], settings.extra_paths, agent)
@@ -224,10 +224,10 @@ def indexed_files_issues(workspace: Path, agent: str, rows: Sequence[dict[str, A
 
 def session_files_issues(workspace: Path, agent: str, rows: Sequence[dict[str, Any]],
                          max_input_bytes: int | None) -> list[str]:
-    """memlab's session sources (:func:`memlab.profiles.index_2026_9.collect_files`: live
+    """memlab's session sources (:func:`memlab.tiered.index.collect_files`: live
     sessions from the store copy, then ``.jsonl.reset.<ts>`` archives) against the session
     chunks OpenClaw indexed: the same paths, and per path the same chunks (lines, hash)."""
-    from memlab.profiles.index_2026_9 import collect_files, file_chunks
+    from memlab.tiered.index import collect_files, file_chunks
 
     mine: dict[str, list[tuple[int, int, str]]] = {}
     for f in collect_files(workspace, ["sessions"], [], agent):

@@ -11,13 +11,13 @@ Layers, lowest first (a module may import its own layer and the ones below):
 0. foundation -- ``text`` (tokenizers, JavaScript string semantics), ``frames`` and ``pipeline``
    (the tabular contract and the ``Stage`` base every stage implements), ``kernels`` and
    ``bm25`` (pure ranking math, importing nothing of memlab), ``annotations``, ``progress``,
-   ``lazy``, ``safeio``, ``secrets``;
+   ``lazy``, ``safeio``, ``secrets``, ``lines`` (the OpenClaw release lines, as data);
 1. ``config``;
 2. data -- ``workspace``, ``chunking``, ``sessions``, ``corpus``, ``snippet``, ``results``,
    ``embedding_input``;
 3. ``embed``, ``index``;
 4. ``stages``;
-5. ``openclaw``, ``indexed_search``, ``profiles`` (whole pipelines);
+5. ``openclaw``, ``indexed_search``, ``tiered`` (whole searches);
 6. ``eval``, ``tune``, ``convert``, ``mine``;
 7. ``plots``, ``widgets``;
 8. ``cli``.
@@ -47,13 +47,13 @@ DOC = PACKAGE.parent / "docs" / "architecture.md"
 #: Layer of each top-level part of memlab (``memlab.<part>``).
 LAYERS: dict[str, int] = {
     **dict.fromkeys(("text", "frames", "pipeline", "kernels", "bm25", "annotations", "progress",
-                     "lazy", "safeio", "secrets"), 0),
+                     "lazy", "safeio", "secrets", "lines"), 0),
     "config": 1,
     **dict.fromkeys(("workspace", "chunking", "sessions", "corpus", "snippet", "results",
                      "embedding_input"), 2),
     **dict.fromkeys(("embed", "index"), 3),
     "stages": 4,
-    **dict.fromkeys(("openclaw", "indexed_search", "profiles"), 5),
+    **dict.fromkeys(("openclaw", "indexed_search", "tiered"), 5),
     **dict.fromkeys(("eval", "tune", "convert", "mine"), 6),
     **dict.fromkeys(("plots", "widgets"), 7),
     "cli": 8,

@@ -465,14 +465,14 @@ def add_bench_parser(sub: Any) -> None:
                    help="PyTorch and BLAS/OpenMP threads while a provider runs (default 1; "
                    "0: leave them as they are)")
     p.add_argument("--format", choices=["markdown", "csv", "json"], default="markdown")
-    from memlab.cli.profile_2026_9 import add_profile_argument
+    from memlab.cli.line import add_profile_argument
 
     add_profile_argument(p)  # 2026.9 is refused with the alternative
     p.set_defaults(func=_bench_cmd)
 
 
 def _bench_cmd(args: Any) -> int:
-    from memlab.cli.profile_2026_9 import refuse_profile
+    from memlab.cli.line import refuse_profile
 
     if (code := refuse_profile(args, "bench-providers", "it ranks with the 2026.7 systems; "
                                "compare providers on 2026.9 with memlab sweep --profile "

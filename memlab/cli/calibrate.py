@@ -22,7 +22,7 @@ __all__ = ["add_calibrate_parser"]
 
 
 def _calibrate(args: argparse.Namespace) -> int:
-    from memlab.cli.profile_2026_9 import refuse_profile
+    from memlab.cli.line import refuse_profile
 
     if (code := refuse_profile(args, "calibrate", "the calibration curve is built from the "
                                "2026.7 pipeline's scores; on 2026.9 sweep query.minScore "
@@ -80,7 +80,7 @@ def add_calibrate_parser(sub: Any) -> None:
     p.add_argument("--curve", metavar="CSV", help="write the whole curve here")
     p.add_argument("--plot", metavar="FILE", help="save the precision/coverage figure here")
     p.add_argument("--json", action="store_true", help="the result and fragment as JSON")
-    from memlab.cli.profile_2026_9 import add_profile_argument
+    from memlab.cli.line import add_profile_argument
 
     add_profile_argument(p)  # 2026.9 is refused with the alternative
     p.set_defaults(func=_calibrate)

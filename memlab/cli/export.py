@@ -19,9 +19,9 @@ config at all. ``--best-expressible`` exports the best row the target schema can
 with its measured effect from the results file (or "not measured").
 
 Importance axes of a 2026.9 sweep (``importance.FILE:LINE`` columns,
-:mod:`memlab.tune.sweep_2026_9`) are file content, not config: when the exported row sets
+:mod:`memlab.tune.sweep_tiered`) are file content, not config: when the exported row sets
 one, the export is refused with each entry, its importance, its measured effect (the row vs
-the same point with the file as written, :func:`memlab.config.export_2026_9
+the same point with the file as written, :func:`memlab.config.memory_export
 .importance_choices`) and the line to write into the file (the exact line when ``--dataset``
 is the dataset folder, else the comment to append); ``--allow-lossy`` writes the config
 without them and lists them in the header. ``--best-expressible`` skips such rows.
@@ -44,15 +44,15 @@ from memlab.config.export import (
     ExportedConfig,
     export_config,
 )
-from memlab.config.export_2026_9 import (
+from memlab.config.keypaths import canonical_key_path
+from memlab.config.memory_export import (
     FIXED_2026_9,
     ImportanceChoice,
     importance_choices,
     is_importance_axis,
     measured_effects,
 )
-from memlab.config.keypaths import canonical_key_path
-from memlab.config.openclaw_2026_8 import SCHEMAS
+from memlab.config.memory_keys import SCHEMAS
 from memlab.config.openclaw_import import import_config
 from memlab.config.results import overrides_from_results, read_results
 

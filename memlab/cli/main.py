@@ -134,7 +134,7 @@ def _overridden_config(args: argparse.Namespace) -> dict[str, Any]:
     from memlab.config import DEFAULT_CONFIG, load_config
     from memlab.config.json5io import read_source
     from memlab.config.overrides import apply_overrides, wants_2026_9
-    from memlab.profiles import resolve_profile
+    from memlab.lines import detect_line
 
     if args.config is not None:
         raw, name = read_source(args.config)
@@ -146,12 +146,12 @@ def _overridden_config(args: argparse.Namespace) -> dict[str, Any]:
         return raw  # load_config reports the shape
     tree = apply_overrides(raw, args.set)
     try:
-        profile = getattr(args, "profile", None) or resolve_profile(tree)
+        layout = detect_line(tree, getattr(args, "profile", None)).layout
     except ValueError:  # a bad memlab.profile: load_config's schema error names it
-        profile = None
+        layout = None
     try:
-        if profile == "2026.9":
-            from memlab.config.schema_2026_9 import read_config
+        if layout == "memory.search":
+            from memlab.config.memory_layout import read_config
 
             read_config(tree)
         else:

@@ -9,8 +9,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from memlab.cli.line import add_profile_argument, add_projects_argument, dispatch
 from memlab.cli.output import format_results, printable
-from memlab.cli.profile_2026_9 import add_profile_argument, add_projects_argument, dispatch
 from memlab.config import ConfigError, MemlabConfig, default_agent_id, load_config
 from memlab.embed.base import ProviderUnavailable
 

@@ -126,12 +126,12 @@ def load_grids(items: list[str], profile: str | None = None
     ``KEY=V1,V2,...`` axes (:func:`inline_axis`), merged; an axis given twice is an error, and
     at most one file may name a base config. Keys are checked against the 2026.7 sweep's axes,
     or with ``profile="2026.9"`` named as the 2026.9 sweep names them
-    (:func:`memlab.tune.sweep_2026_9.normalize_axis_2026_9`: config key paths, checked when the
+    (:func:`memlab.tune.sweep_tiered.normalize_tiered_axis`: config key paths, checked when the
     sweep validates its points, and ``importance.FILE:LINE`` axes)."""
     from memlab.tune.sweep import SweepError, normalize_axis
-    from memlab.tune.sweep_2026_9 import normalize_axis_2026_9
+    from memlab.tune.sweep_tiered import normalize_tiered_axis
 
-    normalize = normalize_axis_2026_9 if profile == "2026.9" else normalize_axis
+    normalize = normalize_tiered_axis if profile == "2026.9" else normalize_axis
     grid: dict[str, Any] = {}
     names: dict[str, str] = {}
     base: str | None = None
@@ -191,9 +191,9 @@ def add_sweep_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="FILE", help="write the results table (.parquet or .csv)")
     p.add_argument("--unknown-ids", choices=["error", "drop", "keep"],
                    help="BEIR qrels naming unknown documents: fail (default), drop or keep them")
-    from memlab.cli.profile_2026_9 import add_profile_argument
+    from memlab.cli.line import add_profile_argument
 
-    add_profile_argument(p)  # 2026.9: memlab.tune.sweep_2026_9 (grid or --optuna)
+    add_profile_argument(p)  # 2026.9: memlab.tune.sweep_tiered (grid or --optuna)
     p.set_defaults(func=sweep_command)
     return p
 
@@ -318,9 +318,9 @@ def sweep_command(args: argparse.Namespace) -> int:
             Path(args.dataset) / "workspace").is_dir() else {}
         dataset = load_dataset(args.dataset, **kwargs)
     if getattr(args, "profile", None) == "2026.9":
-        from memlab.cli.profile_2026_9 import sweep_2026_9_command
+        from memlab.cli.line import sweep_line_command
 
-        return sweep_2026_9_command(args, dataset, grid, base, metric, metrics)
+        return sweep_line_command(args, dataset, grid, base, metric, metrics)
     with SweepEngine(dataset, base, backend=args.backend, n_jobs=args.n_jobs,
                      progress=not getattr(args, "no_progress", False)) as engine:
         return _sweep(args, engine, dataset, grid, metric, metrics)

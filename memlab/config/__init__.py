@@ -42,7 +42,7 @@ Modules: :mod:`~memlab.config.types` (constants, base model, field types),
 :class:`MemlabConfig`), :mod:`~memlab.config.errors`, :mod:`~memlab.config.load`,
 :mod:`~memlab.config.json5io` (reading), :mod:`~memlab.config.dump` (writing),
 :mod:`~memlab.config.export` / :mod:`~memlab.config.openclaw_import` (OpenClaw 2026.7 and
-2026.8 files, :mod:`~memlab.config.openclaw_2026_8`), :mod:`~memlab.config.keypaths` and
+2026.8 files, :mod:`~memlab.config.memory_keys`), :mod:`~memlab.config.keypaths` and
 :mod:`~memlab.config.results` (sweep results to overrides).
 """
 
@@ -59,7 +59,7 @@ from memlab.config.load import (
     merge_memory_search,
     normalize_agent_id,
 )
-from memlab.config.openclaw_2026_8 import SCHEMAS
+from memlab.config.memory_keys import SCHEMAS
 from memlab.config.openclaw_import import import_config
 from memlab.config.options import (
     Bm25Options,

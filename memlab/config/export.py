@@ -63,15 +63,15 @@ from typing import Any
 
 from memlab.config.dump import Json5Comment, dump_tree, emit_json5
 from memlab.config.errors import ConfigError, ConfigIssue, ExportError, ExportWarning, show_value
-from memlab.config.export_2026_9 import (
-    OPENCLAW_PIPELINE,
-    Inexpressible,
-    block_2026_9,
-    check_block_2026_9,
-)
 from memlab.config.json5io import read_source
 from memlab.config.keypaths import canonical_key_path, get_path, leaf_paths
-from memlab.config.openclaw_2026_8 import CONFIGURABLE_2026_8, SCHEMAS
+from memlab.config.memory_export import (
+    OPENCLAW_PIPELINE,
+    Inexpressible,
+    check_memory_block,
+    memory_block,
+)
+from memlab.config.memory_keys import CONFIGURABLE_KEYS, SCHEMAS
 from memlab.config.openclaw_import import import_config
 from memlab.config.options import MemlabConfig
 from memlab.config.schema import MemorySearchConfig
@@ -100,7 +100,7 @@ class ExportedConfig(str):
 
 
 #: What OpenClaw 2026.7 does for each memlab-only option (results column -> value), for
-#: :func:`memlab.config.export_2026_9.measured_effects` under schema 2026.7.
+#: :func:`memlab.config.memory_export.measured_effects` under schema 2026.7.
 FIXED_2026_7: dict[str, Any] = {**OPENCLAW_PIPELINE, "memlab.decayRule": "2026.7"}
 #: The configuration sweeps start from unless given a base (``memlab.tune.sweep``): OpenClaw's
 #: defaults with memlab's ``local`` provider (the packaged MiniLM).
@@ -283,7 +283,7 @@ def _block_2026_8(cfg: MemlabConfig, full: bool) -> tuple[dict[str, Any], list[s
                 notes.append(f"{here} = {show_value(value)}: not configurable in 2026.8+")
         return out
 
-    block = keep(tree, CONFIGURABLE_2026_8, "")
+    block = keep(tree, CONFIGURABLE_KEYS, "")
     hybrid = ms.query.hybrid
     if not hybrid.enabled:
         notes.append("query.hybrid.enabled = false: 2026.8+ always runs hybrid search")
@@ -335,7 +335,7 @@ def export_config(config_or_overrides: Any = None, schema: str = "2026.7", *,
 
     ``schema``: ``"2026.7"``, ``"2026.8"`` (2026.8 and later, fixed constants reported) or
     ``"2026.9"`` (2026.9.6's strict ``memory.search``: a tuned value it cannot express is
-    refused, :mod:`memlab.config.export_2026_9`). ``effects`` maps inexpressible keys (results
+    refused, :mod:`memlab.config.memory_export`). ``effects`` maps inexpressible keys (results
     column names) to their measured effect on the objective, quoted in the refusal and the
     header ("not measured" for the others). ``header``: items written as ``//`` comment lines at
     the top (e.g. ``dataset``, ``metric``, ``score``, ``out_of_sample``, ``date``). ``full``:
@@ -363,7 +363,7 @@ def export_config(config_or_overrides: Any = None, schema: str = "2026.7", *,
     cfg = _start_config(config_or_overrides, base)
     notes: list[str] = []
     if schema == "2026.9":
-        block, lost = block_2026_9(cfg, full, effects)
+        block, lost = memory_block(cfg, full, effects)
     else:
         lost = [x.measured(effects) for x in _memlab_only(cfg, schema)]
         if schema == "2026.7":
@@ -388,7 +388,7 @@ def export_config(config_or_overrides: Any = None, schema: str = "2026.7", *,
     else:
         doc = _merge_2026_8(base_doc, block, shadowed)
     if schema == "2026.9":
-        check_block_2026_9(doc)
+        check_memory_block(doc)
     dropped = [x.describe(metric) for x in lost]
     lines = _header_lines(schema, header, notes, dropped, command)
     text = "".join(f"// {line}\n" for line in lines)

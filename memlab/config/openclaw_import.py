@@ -13,7 +13,7 @@ from memlab.config.errors import ConfigError, ConfigIssue, ExportWarning, show_v
 from memlab.config.json5io import plain_copy, read_source
 from memlab.config.keypaths import get_path
 from memlab.config.load import load_config, merge_memory_search, normalize_agent_id
-from memlab.config.openclaw_2026_8 import CONFIGURABLE_2026_8, FIXED_2026_8, ONLY_2026_8
+from memlab.config.memory_keys import CONFIGURABLE_KEYS, FIXED_2026_8, ONLY_2026_8
 from memlab.config.options import MemlabConfig
 from memlab.config.schema import MemorySearchConfig
 
@@ -127,8 +127,8 @@ def _from_2026_8(search: dict[str, Any], where: str, issues: list[ConfigIssue],
         if key in ONLY_2026_8:
             notes.append(f"{where}.{key} = {show_value(value)}")
             continue
-        if key not in CONFIGURABLE_2026_8:
-            allowed_keys = ", ".join(sorted([*CONFIGURABLE_2026_8, *ONLY_2026_8]))
+        if key not in CONFIGURABLE_KEYS:
+            allowed_keys = ", ".join(sorted([*CONFIGURABLE_KEYS, *ONLY_2026_8]))
             issues.append(ConfigIssue(f"{where}.{key}", "unknown or not configurable in "
                                       f"2026.8+; allowed keys here: {allowed_keys}"))
             continue
@@ -143,7 +143,7 @@ def _from_2026_8(search: dict[str, Any], where: str, issues: list[ConfigIssue],
                 else:
                     paths.append(entry)
             value = paths
-        allowed = CONFIGURABLE_2026_8[key]
+        allowed = CONFIGURABLE_KEYS[key]
         if isinstance(allowed, dict):
             value = _filter_allowed(value, allowed, f"{where}.{key}", issues)
         out[key] = plain_copy(value)

@@ -16,6 +16,10 @@ from pydantic_core import PydanticCustomError
 from memlab.config.errors import ConfigError, ConfigIssue, validate_block
 from memlab.config.schema import MemorySearchConfig
 from memlab.config.types import STEMMERS, PosInt, StrictModel, Unit, model_to_raw
+from memlab.lines import detected_line, line_names
+
+#: The tiered search's fixed values, the what-ifs' defaults (one place: the line's recipe).
+_TIERED = detected_line("memory.search")
 
 
 class Bm25Options(StrictModel):
@@ -56,18 +60,26 @@ class FusionOptions(StrictModel):
     rrf_k: PosInt = Field(60, alias="rrfK")
 
 
-class WhatIf2026_9(StrictModel):
-    """What-if axes of the 2026.9 profile (:class:`memlab.profiles.openclaw_2026_9.Search2026_9`)
-    for upstream discussions; the defaults are 2026.9.6's fixed behaviour. RRF instead of the
-    weighted blend is ``memlab.fusion.method: "rrf"`` (with ``rrfK``)."""
+class WhatIf(StrictModel):
+    """What-if axes of the tiered search (:class:`memlab.tiered.search.TieredSearch`) for
+    upstream discussions; unset, each is what the line's recipe fixes (the defaults shown are
+    2026.9.6's, read from :mod:`memlab.lines.v2026_9`). RRF instead of the weighted blend is
+    ``memlab.fusion.method: "rrf"`` (with ``rrfK``)."""
 
     #: The keyword score inside the fusion: 2026.9's ``"boosted"`` one or 2026.7's ``"raw"``
     #: FTS score (``bm25RankToScore``).
-    keyword_score: Literal["boosted", "raw"] = Field("boosted", alias="keywordScore")
-    #: ``SEARCH_CANDIDATE_UNIVERSE`` (candidates per leg and the selection universe).
-    candidate_universe: PosInt = Field(200, alias="candidateUniverse")
+    keyword_score: Literal["boosted", "raw"] = Field(_TIERED.param("fusion", "keyword_score"),
+                                                     alias="keywordScore")
+    #: The candidate universe (candidates per leg and the selection universe).
+    candidate_universe: PosInt = Field(_TIERED.param("selection", "universe"),
+                                       alias="candidateUniverse")
     #: Temporal decay half-life in days (2026.9 fixes 30).
-    half_life_days: float = Field(30.0, alias="halfLifeDays", gt=0)
+    half_life_days: float = Field(_TIERED.param("decay", "half_life_days"), alias="halfLifeDays",
+                                  gt=0)
+
+    def value(self, name: str, line_value: Any) -> Any:
+        """The what-if ``name`` when the config sets it, else ``line_value`` (the line's)."""
+        return getattr(self, name) if name in self.model_fields_set else line_value
 
 
 class MemlabOptions(StrictModel):
@@ -102,11 +114,20 @@ class MemlabOptions(StrictModel):
     #: are split by lines to fit it (:func:`memlab.embed.window.window_corpus`); OpenClaw
     #: chunks by ``chunking.tokens`` only (``"openclaw"``).
     chunking: Literal["openclaw", "model-window"] = "openclaw"
-    #: The OpenClaw release line to reproduce (:mod:`memlab.profiles`); ``null``/unset = from
-    #: the config layout (``memory.search`` → ``"2026.9"``, else ``"2026.7"``).
-    profile: Literal["2026.7", "2026.9"] | None = None
+    #: The OpenClaw release line to reproduce (a name registered in :mod:`memlab.lines`);
+    #: ``null``/unset = from the config layout (:func:`memlab.lines.detect_line`).
+    profile: str | None = None
     #: What-if axes of the 2026.9 profile (memlab-only; export refuses them).
-    what_if: WhatIf2026_9 = Field(default_factory=WhatIf2026_9, alias="whatIf")
+    what_if: WhatIf = Field(default_factory=WhatIf, alias="whatIf")
+
+    @field_validator("profile")
+    @classmethod
+    def _known_line(cls, value: str | None) -> str | None:
+        if value is not None and value not in line_names():
+            raise PydanticCustomError(
+                "profile", "unknown OpenClaw line {got}; allowed: {allowed}",
+                {"got": repr(value), "allowed": ", ".join(repr(n) for n in line_names())})
+        return value
 
 
 class MemlabConfig(StrictModel):

@@ -5,8 +5,8 @@
 * the user's 2026.7 configuration (memlab's 2026.7 pipeline, :func:`memlab.eval.systems
   .run_system`),
 * the same configuration after the upgrade on the 2026.9 profile
-  (:class:`memlab.profiles.openclaw_2026_9.Search2026_9` with the ``memory.search`` block
-  2026.9 keeps of it, :func:`memlab.config.export_2026_9.block_2026_9`; the retired knobs
+  (:class:`memlab.tiered.search.TieredSearch` with the ``memory.search`` block
+  2026.9 keeps of it, :func:`memlab.config.memory_export.memory_block`; the retired knobs
   fall back to 2026.9's fixed behaviour),
 * optionally the best 2026.7 configuration over the retired knobs (a sweep,
   :func:`memlab.tune.sweep.sweep`, over :data:`RETIRED_GRID`; in-sample, so optimistic),
@@ -44,7 +44,7 @@ import pandas as pd
 
 from memlab.config import MemlabConfig
 from memlab.config.errors import ConfigError, ConfigIssue
-from memlab.config.export_2026_9 import block_2026_9
+from memlab.config.memory_export import memory_block
 from memlab.config.overrides import (
     Override,
     active_overrides,
@@ -81,7 +81,7 @@ def config_after_upgrade(config: MemlabConfig) -> dict[str, Any]:
     >>> config_after_upgrade(cfg)["memory"]
     {'search': {'provider': 'none', 'query': {'minScore': 0.2}}}
     """
-    block, _lost = block_2026_9(config)
+    block, _lost = memory_block(config)
     ms = config.memory_search
     block = {**block, "provider": ms.resolved_provider()}
     if ms.resolved_provider() != "none" and ms.model:
@@ -106,12 +106,12 @@ def run_profile_2026_9(dataset: Any, config: Mapping[str, Any], *, depth: int = 
 
     ``parity/run.py`` (suite ``9.6/sample``) checks this function against the real
     ``openclaw@2026.9.6`` on the bundled sample: same hits, order and scores."""
-    from memlab.profiles.openclaw_2026_9 import Search2026_9
+    from memlab.tiered.search import TieredSearch
 
     queries = dataset.queries
     nows = (queries["now"].fillna(queries["now"].max()) if "now" in queries.columns
             else pd.Series([None] * len(queries), index=queries.index))
-    search = Search2026_9(dataset.workspace, config, agent_id=agent_id, index_path=":memory:",
+    search = TieredSearch(dataset.workspace, config, agent_id=agent_id, index_path=":memory:",
                           embedder=embedder)
     rows = []
     try:
@@ -132,8 +132,8 @@ def _check_2026_9(tree: Mapping[str, Any], source: str) -> None:
     """Validate a whole 2026.9 config as the 2026.9 profile reads it (``memory.search`` and
     the ``memlab`` options)."""
     from memlab.config.errors import validate_block
+    from memlab.config.memory_layout import read_config
     from memlab.config.options import MemlabOptions
-    from memlab.config.schema_2026_9 import read_config
 
     issues: list[ConfigIssue] = []
     try:
@@ -175,7 +175,7 @@ def config_2026_9(spec: Any, overrides: Iterable[Override] | None = None
 
     from memlab.config.json5io import read_source
     from memlab.eval.systems import resolve_system
-    from memlab.profiles import resolve_profile
+    from memlab.lines import detect_line
 
     overrides = list(current_overrides() if overrides is None else overrides)
     raw: Any = None
@@ -184,7 +184,7 @@ def config_2026_9(spec: Any, overrides: Iterable[Override] | None = None
         raw = dict(spec)
     elif isinstance(spec, str | Path) and Path(spec).is_file():
         raw, name = read_source(Path(spec))[0], Path(spec).stem
-    if isinstance(raw, Mapping) and resolve_profile(raw) == "2026.9":
+    if isinstance(raw, Mapping) and detect_line(raw).layout == "memory.search":
         return name, _with_2026_9_overrides(name, raw, overrides)
     with active_overrides(()):  # the overrides go on the 2026.9 form, not the 2026.7 one
         name, cfg = resolve_system(spec)

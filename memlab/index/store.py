@@ -179,17 +179,18 @@ def check_sqlite() -> None:
     _SQLITE_CHECKED.append(True)
 
 
-def default_index_path(workspace: str | Path) -> Path:
-    """``$MEMLAB_CACHE_DIR/index/<sha256 of the workspace realpath>.sqlite``
-    (``~/.cache/memlab`` when ``MEMLAB_CACHE_DIR`` is unset).
+def default_index_path(workspace: str | Path, line_suffix: str = "") -> Path:
+    """``$MEMLAB_CACHE_DIR/index/<sha256 of the workspace realpath><line_suffix>.sqlite``
+    (``~/.cache/memlab`` when ``MEMLAB_CACHE_DIR`` is unset); ``line_suffix`` is the OpenClaw
+    line's :attr:`memlab.lines.Line.index_suffix`, so two lines never share an index file.
 
-    >>> default_index_path("/tmp/ws").suffix
-    '.sqlite'
+    >>> default_index_path("/tmp/ws").suffix, default_index_path("/tmp/ws", ".x").suffixes
+    ('.sqlite', ['.x', '.sqlite'])
     """
     base = os.environ.get("MEMLAB_CACHE_DIR") or Path.home() / ".cache" / "memlab"
     real = os.path.realpath(os.path.expanduser(os.fspath(workspace)))
     digest = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()
-    return Path(base).expanduser() / "index" / f"{digest}.sqlite"
+    return Path(base).expanduser() / "index" / f"{digest}{line_suffix}.sqlite"
 
 
 def _own_table(name: str) -> bool:

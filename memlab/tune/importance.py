@@ -8,8 +8,8 @@ it is and with the annotations (:func:`memlab.eval.upgrade.run_profile_2026_9`; 
 stripped before indexing with line numbers kept, so the line-span judgments still apply) and
 compares the two with paired tests (:func:`memlab.eval.judged.compare_runs`).
 
-The same lever is a sweep axis of the 2026.9 profile (:mod:`memlab.tune.sweep_2026_9`):
-``importance.FILE:LINE`` (:func:`memlab.config.export_2026_9.parse_importance_axis`) names
+The same lever is a sweep axis of the 2026.9 profile (:mod:`memlab.tune.sweep_tiered`):
+``importance.FILE:LINE`` (:func:`memlab.config.memory_export.parse_importance_axis`) names
 one entry; :func:`check_entry` says whether a workspace has it, :func:`annotated_line` is the
 line a user writes into the file.
 
@@ -35,7 +35,7 @@ from typing import Any
 
 from memlab.annotations import is_curated_root
 from memlab.chunking import curated_entry_kind
-from memlab.config.export_2026_9 import IMPORTANCE_FILES, parse_importance_axis
+from memlab.config.memory_export import IMPORTANCE_FILES, parse_importance_axis
 
 __all__ = ["annotate_importance", "annotated_line", "check_entry", "entry_lines",
            "importance_whatif"]

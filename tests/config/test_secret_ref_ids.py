@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from memlab.config.schema_2026_9 import SecretRef2026_9
+from memlab.config.memory_layout import BlockSecretRef
 from memlab.config.types import SecretRef
 
 
-@pytest.mark.parametrize("model,source", [(SecretRef, "env"), (SecretRef2026_9, "env"),
-                                          (SecretRef2026_9, "store")])
+@pytest.mark.parametrize("model,source", [(SecretRef, "env"), (BlockSecretRef, "env"),
+                                          (BlockSecretRef, "store")])
 def test_env_style_ids(model, source):
     ref = model.model_validate({"source": source, "provider": "default", "id": "OPENAI_API_KEY"})
     assert ref.id == "OPENAI_API_KEY"

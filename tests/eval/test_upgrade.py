@@ -89,16 +89,16 @@ def test_importance_whatif_scales_the_annotated_entry(dataset, tmp_path):
     assert list(cmp.table.index) == ["as is", "annotated"]
 
 
-def test_sweep_2026_9_runs_each_point_on_the_profile_and_exports(dataset, tmp_path):
+def test_sweep_tiered_runs_each_point_on_the_profile_and_exports(dataset, tmp_path):
     import json5
 
     from memlab.config import ConfigError, export_config
     from memlab.config.results import overrides_from_results
-    from memlab.tune.sweep_2026_9 import sweep_2026_9
+    from memlab.tune.sweep_tiered import sweep_tiered
 
     base = {"memory": {"search": {"provider": "none"}}}
     grid = {"query.maxResults": [1, 6], "memlab.whatIf.halfLifeDays": [30, 3650]}
-    rows = sweep_2026_9(dataset, grid, base, metrics=["recall@10"])
+    rows = sweep_tiered(dataset, grid, base, metrics=["recall@10"])
     assert len(rows) == 4 and set(rows["dataset"]) == {dataset.name}
     # each point equals a direct run of the profile with that config
     direct = run_profile_2026_9(dataset, {**base, "memory": {"search": {
@@ -110,7 +110,7 @@ def test_sweep_2026_9_runs_each_point_on_the_profile_and_exports(dataset, tmp_pa
     got = rows[(rows["query.maxResults"] == 1) & (rows["memlab.whatIf.halfLifeDays"] == 30)]
     assert got["recall@10"].iloc[0] == pytest.approx(expect)
     with pytest.raises(ConfigError, match="minScore"):
-        sweep_2026_9(dataset, {"query.minScore": [2]}, base)
+        sweep_tiered(dataset, {"query.minScore": [2]}, base)
     overrides, _ = overrides_from_results(rows[rows["memlab.whatIf.halfLifeDays"] == 30],
                                           metric="recall@10")
     text = export_config({"provider": "none", **overrides}, "2026.9")

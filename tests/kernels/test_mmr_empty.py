@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from memlab.kernels.mmr_empty import empty_token_similarity
-from memlab.profiles.openclaw_2026_9 import Search2026_9
+from memlab.tiered.search import TieredSearch
 
 GOLDEN = json.loads((Path(__file__).parents[1] / "data" / "openclaw-2026.9" / "golden.json")
                     .read_text(encoding="utf-8"))
@@ -24,5 +24,5 @@ def test_empty_pairs_by_hand():
 
 @pytest.mark.parametrize("case", GOLDEN["mmrRerank"], ids=lambda c: "-".join(c["expected"]))
 def test_rerank_equals_openclaw_2026_9(case):
-    got = [e["id"] for e in Search2026_9._mmr(case["items"], "score")]
+    got = [e["id"] for e in TieredSearch._mmr(case["items"], "score")]
     assert got == case["expected"]

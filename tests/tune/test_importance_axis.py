@@ -17,7 +17,7 @@ from memlab.eval.experiment import evaluate
 from memlab.eval.upgrade import run_profile_2026_9
 from memlab.tune.errors import SweepError
 from memlab.tune.importance import annotate_importance, importance_whatif
-from memlab.tune.sweep_2026_9 import Ranker2026_9, point_config, sweep_2026_9, tune_2026_9
+from memlab.tune.sweep_tiered import TieredRanker, point_config, sweep_tiered, tune_tiered
 from tests.tune.conftest import CountingProvider
 
 NOW = "2026-10-01T00:00:00Z"
@@ -63,7 +63,7 @@ def scores(hits: pd.DataFrame) -> dict[tuple, float]:
 
 @pytest.mark.parametrize("config", [KEYWORD, HYBRID], ids=["keyword", "hybrid"])
 def test_an_importance_axis_scales_exactly_that_entrys_hits(dataset, config):
-    ranker = Ranker2026_9(dataset, config, embedder=CountingProvider())
+    ranker = TieredRanker(dataset, config, embedder=CountingProvider())
     keep_all = {"query.minScore": 0.0, "query.maxResults": 20}
     plain = scores(ranker.hits({**keep_all, AXIS: None}))
     assert scores(ranker.hits({**keep_all, AXIS: "none"})) == plain  # both: as written
@@ -80,8 +80,8 @@ def test_an_importance_axis_scales_exactly_that_entrys_hits(dataset, config):
 def test_a_sweep_point_equals_a_full_run_of_the_annotated_copy(dataset, tmp_path):
     grid = {AXIS: [None, 1, 10], "importance.MEMORY.md:3": [None, 9],
             "query.maxResults": [1, 10], "query.minScore": [0.0]}
-    ranker = Ranker2026_9(dataset, KEYWORD)
-    rows = sweep_2026_9(dataset, grid, KEYWORD, metrics=["mrr@10", "ndcg@10"], ranker=ranker)
+    ranker = TieredRanker(dataset, KEYWORD)
+    rows = sweep_tiered(dataset, grid, KEYWORD, metrics=["mrr@10", "ndcg@10"], ranker=ranker)
     assert len(rows) == 12 and str(rows[AXIS].dtype) == "Int64"
     assert ranker.groups == 6  # one per importance pair; the selection axes share them
     for i, row in rows.iterrows():
@@ -113,7 +113,7 @@ def test_a_sweep_point_equals_a_full_run_of_the_annotated_copy(dataset, tmp_path
 
 def test_a_second_importance_group_embeds_nothing(dataset):
     counting = CountingProvider()
-    ranker = Ranker2026_9(dataset, HYBRID, embedder=counting)
+    ranker = TieredRanker(dataset, HYBRID, embedder=counting)
     ranker.hits({})
     texts, queries = counting.texts, counting.query_calls
     assert texts > 0 and ranker.groups == 1
@@ -126,7 +126,7 @@ def test_a_second_importance_group_embeds_nothing(dataset):
 
 
 def test_bad_importance_axes_are_refused_naming_the_key(dataset):
-    ranker = Ranker2026_9(dataset, KEYWORD)
+    ranker = TieredRanker(dataset, KEYWORD)
     cases = {
         "importance.memory/deploys.md:1": "MEMORY.md or USER.md",
         "importance.MEMORY.md:1": "line 1 of MEMORY.md is not an entry ('# Notes')",
@@ -137,29 +137,29 @@ def test_bad_importance_axes_are_refused_naming_the_key(dataset):
     }
     for key, message in cases.items():
         with pytest.raises(SweepError, match="importance axis") as err:
-            sweep_2026_9(dataset, {key: [5]}, KEYWORD, ranker=ranker)
+            sweep_tiered(dataset, {key: [5]}, KEYWORD, ranker=ranker)
         assert repr(key) in str(err.value) and message in str(err.value), str(err.value)
     with pytest.raises(SweepError, match="entries on lines 2, 3"):
-        sweep_2026_9(dataset, {"importance.MEMORY.md:1": [5]}, KEYWORD, ranker=ranker)
+        sweep_tiered(dataset, {"importance.MEMORY.md:1": [5]}, KEYWORD, ranker=ranker)
     for value in (11, 0, 2.5, "high", True):
         with pytest.raises(SweepError, match=r"integer 1\.\.10, or null"):
-            sweep_2026_9(dataset, {AXIS: [None, value]}, KEYWORD, ranker=ranker)
+            sweep_tiered(dataset, {AXIS: [None, value]}, KEYWORD, ranker=ranker)
     with pytest.raises(SweepError, match="not an entry"):
-        tune_2026_9(dataset, {"importance.MEMORY.md:1": [1, 10]}, KEYWORD, n_trials=1,
+        tune_tiered(dataset, {"importance.MEMORY.md:1": [1, 10]}, KEYWORD, n_trials=1,
                     ranker=ranker)
     assert ranker.searches == 0  # refused before the first search
 
 
 def test_optuna_tunes_importance_as_categorical_ints(dataset):
     space = {AXIS: [None, 1, 10], "query.maxResults": [1, 6]}
-    grid = sweep_2026_9(dataset, space, KEYWORD, metrics=["mrr@10"])
-    ranker = Ranker2026_9(dataset, KEYWORD)
-    trials = tune_2026_9(dataset, space, KEYWORD, n_trials=12, metric="mrr@10", ranker=ranker)
+    grid = sweep_tiered(dataset, space, KEYWORD, metrics=["mrr@10"])
+    ranker = TieredRanker(dataset, KEYWORD)
+    trials = tune_tiered(dataset, space, KEYWORD, n_trials=12, metric="mrr@10", ranker=ranker)
     assert trials["mrr@10"].iloc[0] == pytest.approx(grid["mrr@10"].max())
     assert set(trials[AXIS].dropna().astype(int)) <= {1, 10}
     assert ranker.groups <= 3 and ranker.searches <= 3 * len(QUERIES)
     seen = []
-    tune_2026_9(dataset, {AXIS: ["none", 10]}, KEYWORD, n_trials=4, metric="mrr@10",
+    tune_tiered(dataset, {AXIS: ["none", 10]}, KEYWORD, n_trials=4, metric="mrr@10",
                 ranker=ranker, callback=lambda row: seen.append(row[AXIS]))
     assert len(seen) == 4 and set(seen) <= {None, 10}  # Optuna's choices: None and the int
 
@@ -212,7 +212,7 @@ def test_export_effect_is_vs_the_same_point_as_written_or_not_measured(tmp_path,
         "importance.USER.md:1": pd.array([3, 3, None, 5], dtype="Int64"),
         "store.fts.tokenizer": ["trigram", "trigram", "trigram", "unicode61"],
         "ndcg@10": [0.70, 0.66, 0.61, 0.69], "dataset": "d"})
-    from memlab.config.export_2026_9 import importance_choices
+    from memlab.config.memory_export import importance_choices
 
     choices, joint = importance_choices(rows, 0, "ndcg@10")
     assert [(c.path, c.line, c.value) for c in choices] == [("MEMORY.md", 2, 9),

@@ -2,20 +2,20 @@
 
 The vectorised 2026.7 engine (:class:`memlab.tune.sweep.SweepEngine`) cannot express 2026.9's
 ranking (path tiers, boosted fusion, always-on decay and MMR, the selection rule), so points
-run on :class:`memlab.profiles.openclaw_2026_9.Search2026_9` itself, but each leg only once:
+run on :class:`memlab.tiered.search.TieredSearch` itself, but each leg only once:
 
 * the **leg axes** (``provider``, ``model``, ``store.fts.tokenizer``, ``sources``,
   ``experimental.sessionMemory``, ``outputDimensionality``, input types, ``memlab.*``) decide
   the index and the ranked candidates: the points sharing their values form a group, which
   indexes the workspace once (embeddings come from the embedding cache across groups) and
-  ranks every query once (:meth:`Search2026_9.rank`);
+  ranks every query once (:meth:`TieredSearch.rank`);
 * the **selection axes** ``query.minScore`` and ``query.maxResults`` only pick from those
   candidates (``selectHybridSearchResults`` and the cut): every point of a group is
-  :meth:`Search2026_9.select` on the cached ranking, with no search.
+  :meth:`TieredSearch.select` on the cached ranking, with no search.
 
 Rankings are production ones (each point's own ``maxResults`` and ``minScore``). The results
 frame has the axis columns, one column per metric and ``dataset``, so ``memlab export RESULTS
---schema 2026.9`` reads it. :func:`tune_2026_9` runs Optuna TPE over the same axes with the
+--schema 2026.9`` reads it. :func:`tune_tiered` runs Optuna TPE over the same axes with the
 same caches (a trial whose leg axes were seen costs a selection per query).
 
 The **importance axes** (the content lever): ``importance.FILE:LINE`` names one curated entry
@@ -33,13 +33,13 @@ nothing (unless the file as written has no annotation and keeps trailing blanks,
 also strips once it strips a comment). In the results the column holds the integer, or
 ``<NA>`` for the file as written. ``memlab export --schema 2026.9`` refuses these axes (they
 are file content, not config), printing each entry's line to write and its measured effect
-(:func:`memlab.config.export_2026_9.importance_choices`).
+(:func:`memlab.config.memory_export.importance_choices`).
 
 >>> from memlab.eval.datasets import load_dataset  # doctest: +SKIP
->>> sweep_2026_9(load_dataset("datasets/sample-memory"),
+>>> sweep_tiered(load_dataset("datasets/sample-memory"),
 ...              {"query.minScore": [0.2, 0.35], "store.fts.tokenizer": ["unicode61",
 ...               "trigram"]}, {"memory": {"search": {"provider": "none"}}})  # doctest: +SKIP
->>> sweep_2026_9(load_dataset("datasets/sample-memory"),
+>>> sweep_tiered(load_dataset("datasets/sample-memory"),
 ...              {"importance.MEMORY.md:20": [None, 3, 10]},
 ...              {"memory": {"search": {"provider": "none"}}})  # doctest: +SKIP
 """
@@ -56,13 +56,13 @@ from typing import Any
 
 import pandas as pd
 
-from memlab.config.export_2026_9 import importance_value, is_importance_axis
-from memlab.config.schema_2026_9 import read_config
+from memlab.config.memory_export import importance_value, is_importance_axis
+from memlab.config.memory_layout import read_config
 from memlab.tune.errors import SweepError
 from memlab.tune.models import expand_overrides
 
-__all__ = ["SELECTION_AXES", "Ranker2026_9", "normalize_axis_2026_9", "point_config",
-           "split_point", "sweep_2026_9", "tune_2026_9"]
+__all__ = ["SELECTION_AXES", "TieredRanker", "normalize_tiered_axis", "point_config",
+           "split_point", "sweep_tiered", "tune_tiered"]
 
 #: Axes that only select from the ranked candidates (no new search).
 SELECTION_AXES = ("query.minScore", "query.maxResults")
@@ -94,19 +94,19 @@ def point_config(base: Mapping[str, Any], point: Mapping[str, Any]) -> dict[str,
     return out
 
 
-def normalize_axis_2026_9(key: str) -> str:
+def normalize_tiered_axis(key: str) -> str:
     """A 2026.9 grid key as the sweep names it: an importance axis checked for its form
     (``importance.FILE:LINE``), a config key path without a ``memory.search.`` prefix (its
     values are checked by :func:`point_config`).
 
-    >>> normalize_axis_2026_9("memory.search.query.minScore")
+    >>> normalize_tiered_axis("memory.search.query.minScore")
     'query.minScore'
-    >>> normalize_axis_2026_9("importance.USER.md")  # doctest: +ELLIPSIS
+    >>> normalize_tiered_axis("importance.USER.md")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     memlab.tune.errors.SweepError: importance axis 'importance.USER.md': name one entry as ...
     """
-    from memlab.config.export_2026_9 import parse_importance_axis
+    from memlab.config.memory_export import parse_importance_axis
 
     name = str(key).strip()
     if is_importance_axis(name):
@@ -156,18 +156,18 @@ def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     return frame
 
 
-class Ranker2026_9:
+class TieredRanker:
     """Rankings of a memory dataset on the 2026.9 profile, cached per leg-axes group.
 
     ``hits(point)`` returns the production hits (``qid, path, start_line, end_line, source,
-    score, rank``) of one point; ``searches`` counts the :meth:`Search2026_9.rank` calls (one
-    per query and group), ``selections`` the :meth:`Search2026_9.select` calls, ``groups``
+    score, rank``) of one point; ``searches`` counts the :meth:`TieredSearch.rank` calls (one
+    per query and group), ``selections`` the :meth:`TieredSearch.select` calls, ``groups``
     the indexed workspaces (one per distinct leg and importance axes). Documents are embedded
     through one :class:`~memlab.embed.cache.CachedEmbedder` per embedding configuration, so
     the groups that only differ in importance embed nothing new.
 
     >>> from memlab.eval.datasets import load_dataset  # doctest: +SKIP
-    >>> r = Ranker2026_9(load_dataset("datasets/sample-memory"),
+    >>> r = TieredRanker(load_dataset("datasets/sample-memory"),
     ...                  {"memory": {"search": {"provider": "none"}}})  # doctest: +SKIP
     >>> len(r.hits({"query.maxResults": 3})) <= 3 * 124  # doctest: +SKIP
     True
@@ -213,13 +213,13 @@ class Ranker2026_9:
     def _embedder(self, legs: Mapping[str, Any], config: Mapping[str, Any]) -> Any:
         """The (cached) embedder of the groups with config axes ``legs``."""
         from memlab.embed.cache import CachedEmbedder
-        from memlab.profiles.openclaw_2026_9 import Search2026_9
+        from memlab.tiered.search import TieredSearch
 
         key = "" if self.embedder is not None else json.dumps(legs, sort_keys=True, default=str)
         if key not in self._embedders:
             emb = self.embedder
             if emb is None:  # the provider the config asks for (its own cache, when on)
-                probe = Search2026_9(self.dataset.workspace, config, index_path=":memory:",
+                probe = TieredSearch(self.dataset.workspace, config, index_path=":memory:",
                                      sync=False)
                 try:
                     emb = probe.embedder
@@ -232,7 +232,7 @@ class Ranker2026_9:
 
     def _group(self, legs: Mapping[str, Any], importance: Mapping[str, int]
                ) -> tuple[Any, list[tuple[Any, dict[str, Any]]]]:
-        from memlab.profiles.openclaw_2026_9 import Search2026_9
+        from memlab.tiered.search import TieredSearch
         from memlab.tune.importance import annotate_importance
 
         key = json.dumps([legs, importance], sort_keys=True, default=str)
@@ -248,7 +248,7 @@ class Ranker2026_9:
                     workspace = annotate_importance(
                         workspace, {self._entries[k]: v for k, v in importance.items()},
                         Path(tmp) / "workspace")
-                search = Search2026_9(workspace, config, index_path=":memory:",
+                search = TieredSearch(workspace, config, index_path=":memory:",
                                       embedder=self._embedder(legs, config))
                 try:
                     ranked = [(qid, search.rank(str(text), None if pd.isna(now) else now,
@@ -288,15 +288,15 @@ class Ranker2026_9:
         return {m: float(ev.means[m]) for m in metrics}
 
 
-def sweep_2026_9(dataset: Any, grid: Mapping[str, Sequence[Any]],
+def sweep_tiered(dataset: Any, grid: Mapping[str, Sequence[Any]],
                  base: Mapping[str, Any] | None = None, *,
                  metrics: Sequence[str] = ("ndcg@10", "recall@10", "mrr@10"),
-                 ranker: Ranker2026_9 | None = None) -> pd.DataFrame:
+                 ranker: TieredRanker | None = None) -> pd.DataFrame:
     """One row per point of ``grid`` (key path -> values; importance axes as in the module
     docstring): the axes, each metric's mean over the judged queries, ``dataset``. Points are
     validated before anything runs."""
-    ranker = ranker or Ranker2026_9(dataset, base)
-    grid = {normalize_axis_2026_9(k): v for k, v in grid.items()}
+    ranker = ranker or TieredRanker(dataset, base)
+    grid = {normalize_tiered_axis(k): v for k, v in grid.items()}
     names = list(grid)
     points = [dict(zip(names, combo, strict=True))
               for combo in itertools.product(*(list(grid[n]) for n in names))]
@@ -307,11 +307,11 @@ def sweep_2026_9(dataset: Any, grid: Mapping[str, Sequence[Any]],
     return _frame(rows)
 
 
-def tune_2026_9(dataset: Any, space: Mapping[str, Sequence[Any]],
+def tune_tiered(dataset: Any, space: Mapping[str, Sequence[Any]],
                 base: Mapping[str, Any] | None = None, *, n_trials: int = 30,
                 metric: str = "ndcg@10", seed: int = 0,
                 metrics: Sequence[str] | None = None,
-                ranker: Ranker2026_9 | None = None,
+                ranker: TieredRanker | None = None,
                 callback: Callable[[dict[str, Any]], None] | None = None) -> pd.DataFrame:
     """Optuna TPE (``n_trials`` trials, ``seed``) over ``space`` (key path -> choices;
     importance axes are categorical over their integers and ``None``) on the 2026.9 profile,
@@ -319,13 +319,13 @@ def tune_2026_9(dataset: Any, space: Mapping[str, Sequence[Any]],
     figure, like the upgrade report's tuned 2026.7 row). Returns the trials, best first: the
     axes, each metric, ``trial``, ``dataset``.
 
-    >>> tune_2026_9(load_dataset("datasets/sample-memory"),  # doctest: +SKIP
+    >>> tune_tiered(load_dataset("datasets/sample-memory"),  # doctest: +SKIP
     ...             {"query.minScore": [0.0, 0.2, 0.35]}, n_trials=3)
     """
     import optuna
 
-    ranker = ranker or Ranker2026_9(dataset, base)
-    space = {normalize_axis_2026_9(k): v for k, v in space.items()}
+    ranker = ranker or TieredRanker(dataset, base)
+    space = {normalize_tiered_axis(k): v for k, v in space.items()}
     names = list(space)
     metrics = list(dict.fromkeys([metric, *(metrics or [])]))
     for name in names:  # the choices must be valid 2026.9 values before Optuna starts

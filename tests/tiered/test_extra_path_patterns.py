@@ -1,7 +1,7 @@
 """2026.9 ``extraPaths`` in the ``{path, pattern}`` form: the glob matcher
 (:mod:`memlab.text.node_glob`, Node's ``path.posix.matchesGlob``), the entry normalisation and
 the file selection of :func:`memlab.workspace.list_memory_files` and
-:func:`memlab.profiles.index_2026_9.collect_files`.
+:func:`memlab.tiered.index.collect_files`.
 
 The expected answers in :data:`NODE_CASES` were printed by Node 24.22.3's
 ``path.posix.matchesGlob`` (what openclaw@2026.9.6's ``matchesExtraMemoryPathEntry`` calls);
@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from memlab.config.schema_2026_9 import read_config
-from memlab.profiles.index_2026_9 import collect_files
+from memlab.config.memory_layout import read_config
 from memlab.text.node_glob import compile_glob, expand_braces, matches_glob
+from memlab.tiered.index import collect_files
 from memlab.workspace import ExtraPath, list_memory_files, normalize_extra_path_entries
 
 #: (pattern, path, Node's answer).

@@ -16,8 +16,8 @@ import pytest
 
 from memlab.config import ConfigError, MemlabConfig, export_config, import_config
 from memlab.config.errors import ExportError
-from memlab.config.export_2026_9 import block_2026_9, check_block_2026_9, measured_effects
-from memlab.config.schema_2026_9 import doctor_fix, read_config
+from memlab.config.memory_export import check_memory_block, measured_effects, memory_block
+from memlab.config.memory_layout import doctor_fix, read_config
 
 ROOT = Path(__file__).resolve().parents[2]
 PARITY = ROOT / "parity"
@@ -86,7 +86,7 @@ def test_values_equal_to_the_2026_9_constants_are_not_a_loss():
         "query.hybrid.vectorWeight": 0.7, "query.hybrid.textWeight": 0.3,
         "query.hybrid.mmr.enabled": True, "query.hybrid.temporalDecay.enabled": True,
         "chunking.tokens": 400, "query.minScore": 0.3})
-    block, lost = block_2026_9(cfg)
+    block, lost = memory_block(cfg)
     assert lost == [] and block == {"query": {"minScore": 0.3}}
 
 
@@ -102,7 +102,7 @@ def test_a_2026_9_config_imports_and_exports_back_the_same():
 
 def test_full_export_validates_and_merges_into_a_base_keeping_agents(tmp_path):
     full = json5.loads(export_config({"query.minScore": 0.3}, "2026.9", full=True))
-    check_block_2026_9(full)
+    check_memory_block(full)
     assert full["memory"]["search"]["query"] == {"maxResults": 6, "minScore": 0.3}
     base = tmp_path / "openclaw.json"
     base.write_text(json.dumps({"gateway": {"port": 1}, "agents": {"entries": {"main": {

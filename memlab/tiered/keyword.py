@@ -22,10 +22,10 @@ from typing import Any
 from memlab.index.paths import PATHS_FTS_TABLE
 from memlab.kernels.keyword import bm25_rank_to_score, boosted_score
 from memlab.kernels.tiers import exact_path_matcher
-from memlab.profiles.index_2026_9 import CHUNKS_TABLE, FTS_TABLE
-from memlab.profiles.locale import locale_compare
 from memlab.text.js import JS_WHITESPACE, truncate_utf16, utf16_length
 from memlab.text.keywords import extract_keywords
+from memlab.tiered.index import CHUNKS_TABLE, FTS_TABLE
+from memlab.tiered.locale import locale_compare
 
 SNIPPET_MAX_CHARS = 700
 EXACT_PATH_CANDIDATE_LIMIT = 200

@@ -1,4 +1,4 @@
-"""memlab.sessions.store_2026_9: live sessions read from a hand-written 2026.9 session store.
+"""memlab.sessions.live_store: live sessions read from a hand-written 2026.9 session store.
 
 The fixture has the columns of OpenClaw 2026.9.6's agent database that the reader uses
 (``session_nodes``, ``transcript_events``, ``session_transcript_cold_archives``); the parity
@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from memlab.profiles.index_2026_9 import collect_files, file_chunks
-from memlab.sessions.store_2026_9 import (
+from memlab.sessions.live_store import (
     STORE_FILE,
     StoreError,
     chunk_at_reset_boundary,
@@ -23,6 +22,7 @@ from memlab.sessions.store_2026_9 import (
     read_live_sessions,
     reset_cutoff_line,
 )
+from memlab.tiered.index import collect_files, file_chunks
 
 try:  # the zstd module the reader uses: the standard library's from 3.14, else its backport
     from compression import zstd  # type: ignore[import-not-found]

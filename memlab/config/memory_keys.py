@@ -10,7 +10,7 @@ Schema = Literal["2026.7", "2026.8"]
 SCHEMAS: tuple[str, ...] = ("2026.7", "2026.8")
 #: The keys of ``memory.search`` still configurable in OpenClaw 2026.8+ (reference section 15):
 #: ``True`` = the whole subtree, a dict = only those sub-keys.
-CONFIGURABLE_2026_8: dict[str, Any] = {
+CONFIGURABLE_KEYS: dict[str, Any] = {
     "enabled": True,
     "sources": True,
     "extraPaths": True,

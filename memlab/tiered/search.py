@@ -1,10 +1,10 @@
 """The 2026.9 ranking profile: ``openclaw memory search`` of OpenClaw 2026.9.6.
 
-:class:`Search2026_9` indexes a workspace into the profile's index
-(:mod:`memlab.profiles.index_2026_9`) and searches it the way 2026.9.6's
+:class:`TieredSearch` indexes a workspace into the profile's index
+(:mod:`memlab.tiered.index`) and searches it the way 2026.9.6's
 ``MemorySearchOrchestration.search`` does (docs/openclaw-2026.9.md, sections 0-11):
 
-1. the keyword leg (:mod:`memlab.profiles.keyword_2026_9`): body and path FTS, exact-path
+1. the keyword leg (:mod:`memlab.tiered.keyword`): body and path FTS, exact-path
    tiers, the 2026.9 fallback, 200 candidates, boosted against the full query;
 2. the vector leg: the 200 nearest chunks by sqlite-vec's cosine distance (k = 1600 covers the
    whole top 200, so the widening rules do not change the result;
@@ -22,7 +22,7 @@
 
 Keyword-only (provider ``none``): ``finalizeKeywordOnlyResults`` (no MMR, relaxed floor 0).
 
-What-if axes (memlab-only, :class:`memlab.config.options.WhatIf2026_9`; the defaults are
+What-if axes (memlab-only, :class:`memlab.config.options.WhatIf`; the defaults are
 2026.9.6's fixed behaviour): ``memlab.whatIf.keywordScore: "raw"`` fuses the raw FTS score as
 2026.7 did, ``memlab.whatIf.candidateUniverse`` replaces the 200-candidate universe,
 ``memlab.whatIf.halfLifeDays`` the 30-day decay, and ``memlab.fusion.method`` (``"rrf"`` with
@@ -31,7 +31,7 @@ What-if axes (memlab-only, :class:`memlab.config.options.WhatIf2026_9`; the defa
 >>> import tempfile, pathlib
 >>> ws = pathlib.Path(tempfile.mkdtemp())
 >>> _ = (ws / "MEMORY.md").write_text("- Billing deploy window is Tuesday <!-- importance: 9 -->")
->>> s = Search2026_9(ws, {"memory": {"search": {"provider": "none"}}}, index_path=":memory:")
+>>> s = TieredSearch(ws, {"memory": {"search": {"provider": "none"}}}, index_path=":memory:")
 >>> r = s.search("billing deploy", now="2026-10-01T00:00:00Z")["results"][0]
 >>> r["path"], r["importance"], round(r["score"], 4)
 ('MEMORY.md', 9, 0.852)
@@ -48,13 +48,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 
 from memlab.annotations import importance_multiplier, project_eligible, project_multiplier
 from memlab.chunking import provider_input_cap
 from memlab.config.errors import ConfigError, ConfigIssue, validate_block
-from memlab.config.options import MemlabOptions, WhatIf2026_9
-from memlab.config.schema_2026_9 import ResolvedSearch2026_9, read_config
+from memlab.config.memory_layout import ResolvedTieredSearch, read_config
+from memlab.config.options import MemlabOptions
 from memlab.kernels.decay import decay_multipliers
 from memlab.kernels.fusion import fuse_scores
 from memlab.kernels.mmr import jaccard_rows, mmr_order
@@ -62,31 +63,26 @@ from memlab.kernels.mmr_empty import empty_token_similarity
 from memlab.kernels.selection import select_hybrid
 from memlab.kernels.threshold import eligible
 from memlab.kernels.tiers import exact_path_matcher, exact_tie_score
-from memlab.profiles import index_2026_9 as store
-from memlab.profiles.keyword_2026_9 import (
-    SNIPPET_MAX_CHARS,
-    compare_keyword_hits,
-    search_keyword_with_fallback,
-)
-from memlab.profiles.locale import locale_compare
+from memlab.lines import Line, detect_line
 from memlab.results import RECALL_METADATA, ResultBuilder
 from memlab.stages.decay import to_epoch_ms
 from memlab.text.js import JS_WHITESPACE, truncate_utf16
 from memlab.text.tokenize import openclaw_mmr_tokens
+from memlab.tiered import index as store
+from memlab.tiered.keyword import (
+    SNIPPET_MAX_CHARS,
+    compare_keyword_hits,
+    search_keyword_with_fallback,
+)
+from memlab.tiered.locale import locale_compare
 from memlab.workspace import dated_path_date, is_evergreen
 
-__all__ = ["Search2026_9", "SEARCH_CANDIDATE_UNIVERSE"]
-
-#: 2026.9.6's fixed values are the defaults of the what-if options (one place).
-SEARCH_CANDIDATE_UNIVERSE = WhatIf2026_9.model_fields["candidate_universe"].default
-VECTOR_WEIGHT, TEXT_WEIGHT = 0.7, 0.3
-HALF_LIFE_DAYS = WhatIf2026_9.model_fields["half_life_days"].default
-MMR_LAMBDA = 0.7
+__all__ = ["TieredSearch"]
 #: OpenAI-compatible providers: min(8192, 8000) UTF-8 bytes per chunk.
 PROVIDER_INPUT_CAP = provider_input_cap()
 
 
-def _memlab_config(raw: Mapping[str, Any], resolved: ResolvedSearch2026_9):
+def _memlab_config(raw: Mapping[str, Any], resolved: ResolvedTieredSearch):
     """A memlab config for the embedder: the 2026.9 provider settings in the 2026.7 shape."""
     from memlab.config import load_config
 
@@ -99,7 +95,7 @@ def _memlab_config(raw: Mapping[str, Any], resolved: ResolvedSearch2026_9):
     return load_config({"memorySearch": ms, "memlab": dict(raw.get("memlab") or {})})
 
 
-class Search2026_9:
+class TieredSearch:
     """OpenClaw 2026.9.6's memory search over a workspace (module docstring).
 
     Parameters
@@ -115,15 +111,23 @@ class Search2026_9:
         The index file (``":memory:"`` for none); rebuilt when its identity differs.
     embedder
         An embedding provider to use instead of the configured one (tests).
+    line
+        The OpenClaw line whose recipe this search runs (a :class:`memlab.lines.Line` or its
+        name; default: :func:`memlab.lines.detect_line` of ``config``, which must be a line of
+        the tiered engine).
     """
 
     def __init__(self, workspace: str | Path, config: Mapping[str, Any],
                  agent_id: str | None = None, index_path: str | Path = ":memory:",
-                 embedder: Any = None, sync: bool = True) -> None:
+                 embedder: Any = None, sync: bool = True, line: str | Line | None = None) -> None:
         self.workspace = Path(workspace).expanduser()
         if not self.workspace.is_dir():
             raise FileNotFoundError(f"memory workspace not found: {workspace}")
         self.raw = dict(config)
+        self.line = detect_line(self.raw, line)
+        if self.line.engine != "tiered":
+            raise ValueError(f"line {self.line.name!r} runs the {self.line.engine!r} engine, not "
+                             "the tiered search: use memlab.openclaw.MemorySearch")
         self.agent_id = agent_id or "main"
         self.settings = read_config(self.raw).resolve(self.agent_id)
         issues: list[ConfigIssue] = []
@@ -132,8 +136,19 @@ class Search2026_9:
         if issues or options is None:
             raise ConfigError(issues)
         self.options: MemlabOptions = options
-        self.universe = options.what_if.candidate_universe
-        self.half_life_days = options.what_if.half_life_days
+        what_if, line = options.what_if, self.line
+        self.universe = what_if.value("candidate_universe", line.param("selection", "universe"))
+        self.half_life_days = what_if.value("half_life_days",
+                                            line.param("decay", "half_life_days"))
+        self.keyword_score = what_if.value("keyword_score", line.param("fusion", "keyword_score"))
+        self.vector_weight = float(line.param("fusion", "vector_weight"))
+        self.text_weight = float(line.param("fusion", "text_weight"))
+        self.mmr_lambda = float(line.param("mmr", "lambda"))
+        fusion = options.fusion
+        self.fusion_method = (fusion.method if "method" in fusion.model_fields_set
+                              else line.param("fusion", "method"))
+        self.rrf_k = float(fusion.rrf_k if "rrf_k" in fusion.model_fields_set
+                           else line.param("fusion", "rrf_k", fusion.rrf_k))
         self.keyword_only = self.settings.provider == "none"
         self._embedder = embedder
         self.index_path = str(index_path)
@@ -155,7 +170,7 @@ class Search2026_9:
     def index_settings(self) -> dict[str, Any]:
         """What the index identity covers besides the files."""
         s = self.settings
-        return {"profile": "2026.9", "provider": s.provider,
+        return {"profile": self.line.name, "provider": s.provider,
                 "model": None if self.keyword_only else (s.model or s.provider),
                 "ftsTokenizer": s.fts_tokenizer, "sources": list(s.sources),
                 "chunkingVersion": store.CHUNKING_VERSION}
@@ -282,8 +297,7 @@ class Search2026_9:
                 out.append(e)
         return out
 
-    @staticmethod
-    def _mmr(entries: list[dict], key: str) -> list[dict]:
+    def _mmr(self, entries: list[dict], key: str) -> list[dict]:
         """``mmrRerank`` (λ 0.7) on ``entries[key]``, list order as the tie order."""
         if len(entries) <= 1:
             return list(entries)
@@ -299,7 +313,7 @@ class Search2026_9:
         sim = empty_token_similarity(sim, [len(t) for t in token_sets],
                                      [e["snippet"].lower() for e in entries])
         scores = np.array([e[key] for e in entries], dtype=np.float64)
-        return [entries[i] for i in mmr_order(scores, sim, MMR_LAMBDA).tolist()]
+        return [entries[i] for i in mmr_order(scores, sim, self.mmr_lambda).tolist()]
 
     def _merge_hybrid(self, vector: list[dict], keyword: list[dict], now_ms: float,
                       active: set[str] | None) -> list[dict]:
@@ -334,13 +348,12 @@ class Search2026_9:
         v = np.array([e["vectorScore"] for e in entries], dtype=np.float64)
         t = np.array([e["textScore"] for e in entries], dtype=np.float64)
         x = np.array([e["exactPathSpecificity"] for e in entries])
-        in_fusion = (t if self.options.what_if.keyword_score == "raw"
+        in_fusion = (t if self.keyword_score == "raw"
                      else [e["rankingScore"] for e in entries])
         keyword_score = np.where(t > 0, in_fusion,
                                  np.where(x > 0, 0.0, [e["pathScore"] for e in entries]))
-        fusion = self.options.fusion
-        content = fuse_scores(fusion.method, VECTOR_WEIGHT, TEXT_WEIGHT, vector_score=v,
-                              text_score=keyword_score, rrf_k=float(fusion.rrf_k),
+        content = fuse_scores(self.fusion_method, self.vector_weight, self.text_weight,
+                              vector_score=v, text_score=keyword_score, rrf_k=self.rrf_k,
                               vector_rank=np.array([e["vectorRank"] for e in entries], float),
                               text_rank=np.array([e["textRank"] for e in entries], float))
         body = np.array([e["hasBodyMatch"] for e in entries], dtype=bool)
@@ -466,3 +479,23 @@ class Search2026_9:
         config's clamp to [0, 1].
         """
         return self.select(self.rank(query, now, active_projects), max_results, min_score)
+
+    def run(self, queries: pd.DataFrame, max_results: int | None = None,
+            min_score: float | None = None, now: Any = None) -> pd.DataFrame:
+        """Hits for a queries frame (``qid``, ``query``, optional ``now``), one
+        :meth:`search` per query: ``qid, query, chunk_id, path, start_line, end_line, source,
+        score, rank, vector_score, text_score, snippet`` (the hits contract without
+        ``docno``: this engine reads its own index, not a :class:`~memlab.corpus.Corpus`)."""
+        nows = queries["now"] if "now" in queries.columns else [now] * len(queries)
+        rows = []
+        for qid, text, when in zip(queries["qid"], queries["query"], nows, strict=True):
+            when = now if when is None or (not isinstance(when, str) and pd.isna(when)) else when
+            hits = self.search(str(text), max_results=max_results, min_score=min_score,
+                               now=when)["results"]
+            rows += [(qid, text, f"{h['path']}:{h['startLine']}-{h['endLine']}", h["path"],
+                      h["startLine"], h["endLine"], h["source"], float(h["score"]), rank,
+                      h.get("vectorScore"), h.get("textScore"), h["snippet"])
+                     for rank, h in enumerate(hits, 1)]
+        return pd.DataFrame(rows, columns=["qid", "query", "chunk_id", "path", "start_line",
+                                           "end_line", "source", "score", "rank",
+                                           "vector_score", "text_score", "snippet"])

@@ -1,15 +1,15 @@
 """What an export to OpenClaw 2026.9 (``memory.search`` of 2026.9.6) can and cannot carry.
 
 2026.9.6 accepts only the keys of its strict schema
-(:class:`memlab.config.schema_2026_9.MemorySearch2026_9`: provider, model, ``store.fts.tokenizer``,
+(:class:`memlab.config.memory_layout.MemoryTieredSearch`: provider, model, ``store.fts.tokenizer``,
 ``query.minScore``/``maxResults``, ``sources``, ``experimental.sessionMemory``,
 ``outputDimensionality``, input types, ...) and fixes the rest
-(:data:`~memlab.config.schema_2026_9.DEFAULTS_2026_9`). :func:`block_2026_9` splits a tuned
+(:data:`~memlab.config.memory_layout.MEMORY_DEFAULTS`). :func:`memory_block` splits a tuned
 configuration into the block 2026.9 accepts and the :class:`Inexpressible` values: configured
 keys 2026.9 has retired or never had, whose value differs from 2026.9's fixed one, and memlab-only
 choices (fusion other than the weighted blend, a non-FTS5 keyword leg, FAISS, the
 ``memlab.whatIf`` research keys of the 2026.9 profile). Which keys 2026.9 drops is decided by
-:func:`~memlab.config.schema_2026_9.doctor_fix` (the rule checked against the real doctor), so
+:func:`~memlab.config.memory_layout.doctor_fix` (the rule checked against the real doctor), so
 this module keeps no list of its own.
 
 :func:`measured_effects` reads, from sweep results, what each such knob was worth: the objective
@@ -18,7 +18,7 @@ of the chosen row minus the best row whose column holds 2026.9's fixed value.
 >>> from memlab.config import MemlabConfig
 >>> cfg = MemlabConfig().with_overrides({"query.minScore": 0.2,
 ...                                      "query.hybrid.vectorWeight": 0.5})
->>> block, lost = block_2026_9(cfg)
+>>> block, lost = memory_block(cfg)
 >>> block
 {'query': {'minScore': 0.2}}
 >>> [(x.key, x.value, x.fixed) for x in lost]
@@ -36,17 +36,17 @@ from typing import Any
 from memlab.annotations import CURATED_ROOTS
 from memlab.config.dump import Json5Comment, dump_tree
 from memlab.config.keypaths import canonical_key_path, get_path, leaf_paths
-from memlab.config.options import MemlabConfig, WhatIf2026_9
+from memlab.config.memory_layout import MEMORY_DEFAULTS, doctor_fix, read_config
+from memlab.config.options import MemlabConfig, WhatIf
 from memlab.config.schema import MemorySearchConfig
-from memlab.config.schema_2026_9 import DEFAULTS_2026_9, doctor_fix, read_config
 
 __all__ = ["FIXED_2026_9", "IMPORTANCE_FILES", "IMPORTANCE_PREFIX", "OPENCLAW_PIPELINE",
-           "ImportanceChoice", "Inexpressible", "block_2026_9", "check_block_2026_9",
+           "ImportanceChoice", "Inexpressible", "memory_block", "check_memory_block",
            "importance_choices", "importance_value", "is_importance_axis", "measured_effects",
            "parse_importance_axis"]
 
 #: The effective value memlab ranks with, per 2026.7 key 2026.9 fixes (weights normalised,
-#: defaults resolved), compared with :data:`DEFAULTS_2026_9`.
+#: defaults resolved), compared with :data:`MEMORY_DEFAULTS`.
 _EFFECTIVE: dict[str, Callable[[MemorySearchConfig], Any]] = {
     "query.hybrid.enabled": lambda ms: ms.query.hybrid.enabled,
     "query.hybrid.vectorWeight": lambda ms: ms.normalized_weights()[0],
@@ -72,10 +72,10 @@ OPENCLAW_PIPELINE: dict[str, Any] = {
 _MEMLAB_FIXED: dict[str, Any] = {
     **OPENCLAW_PIPELINE,
     **{f"memlab.whatIf.{info.alias or name}": info.default
-       for name, info in WhatIf2026_9.model_fields.items()},
+       for name, info in WhatIf.model_fields.items()},
 }
 #: What 2026.9 does for every key it does not let a user set (sweep column -> value).
-FIXED_2026_9: dict[str, Any] = {**DEFAULTS_2026_9, **_MEMLAB_FIXED}
+FIXED_2026_9: dict[str, Any] = {**MEMORY_DEFAULTS, **_MEMLAB_FIXED}
 
 
 @dataclass(frozen=True)
@@ -142,7 +142,7 @@ def _memlab_only(cfg: MemlabConfig) -> list[Inexpressible]:
         ("memlab.chunking", ml.chunking, True, "2026.9 chunks at its fixed 400/80 tokens; "
          "splitting chunks to the model's window has no setting"),
     ]
-    for name, info in WhatIf2026_9.model_fields.items():
+    for name, info in WhatIf.model_fields.items():
         choices.append((f"memlab.whatIf.{info.alias or name}", getattr(ml.what_if, name), True,
                         f"a memlab what-if of the 2026.9 profile; 2026.9.6 fixes "
                         f"{_show(info.default)}"))
@@ -150,14 +150,14 @@ def _memlab_only(cfg: MemlabConfig) -> list[Inexpressible]:
             for key, value, active, why in choices if active and value != _MEMLAB_FIXED[key]]
 
 
-def block_2026_9(cfg: MemlabConfig, full: bool = False,
+def memory_block(cfg: MemlabConfig, full: bool = False,
                  effects: Mapping[str, float] | None = None
                  ) -> tuple[dict[str, Any], list[Inexpressible]]:
     """``(block, inexpressible)``: the ``memory.search`` object 2026.9.6 accepts for ``cfg``
     (only configured keys unless ``full``) and every tuned value it cannot carry (module
     docstring), each with its measured effect from ``effects`` (key -> objective delta).
 
-    >>> block_2026_9(MemlabConfig().with_overrides({"memlab.fusion.method": "rrf"}))[1][0].key
+    >>> memory_block(MemlabConfig().with_overrides({"memlab.fusion.method": "rrf"}))[1][0].key
     'memlab.fusion.method'
     """
     ms = cfg.memory_search
@@ -174,12 +174,12 @@ def block_2026_9(cfg: MemlabConfig, full: bool = False,
                 continue
             seen.add(key)
             if key in _EFFECTIVE:
-                fixed = DEFAULTS_2026_9[key]
+                fixed = MEMORY_DEFAULTS[key]
                 if _close(_EFFECTIVE[key](ms), fixed):  # e.g. weights compared normalised
                     continue  # 2026.9 does the same: nothing is lost
                 why = f"retired in 2026.9 (fixed {_show(fixed)})"
             else:
-                fixed, why = DEFAULTS_2026_9.get(key), "not a 2026.9 memory.search key"
+                fixed, why = MEMORY_DEFAULTS.get(key), "not a 2026.9 memory.search key"
                 if fixed is not None and _close(value, fixed):
                     continue
             lost.append(Inexpressible(key, value, fixed, why))
@@ -189,7 +189,7 @@ def block_2026_9(cfg: MemlabConfig, full: bool = False,
     return get_path(block, "memory.search") or {}, lost
 
 
-def check_block_2026_9(doc: Mapping[str, Any]) -> None:
+def check_memory_block(doc: Mapping[str, Any]) -> None:
     """Raise ``AssertionError`` unless 2026.9's rules accept ``doc`` unchanged: it validates
     (:func:`read_config`) and ``doctor --fix`` removes nothing (:func:`doctor_fix`)."""
     def values(node: Any) -> Any:  # Json5Comment: a comment in place of a value

@@ -14,7 +14,7 @@ What is indexed (:func:`collect_files`): ``MEMORY.md``, ``USER.md``, ``memory/**
 :mod:`memlab.annotations`), and
 when ``sessions`` is among the resolved sources (``rememberAcrossConversations`` defaults on)
 the agent's live sessions from its SQLite session store, a copy of OpenClaw's agent database
-at ``sessions/<agent>/openclaw-agent.sqlite`` (:mod:`memlab.sessions.store_2026_9`), then its
+at ``sessions/<agent>/openclaw-agent.sqlite`` (:mod:`memlab.sessions.live_store`), then its
 archived transcripts (``sessions/<agent>/*.jsonl.reset.<ts>``; 2026.9.6 indexes no other file
 of that folder). Sessions keep their mtime (their hits decay by it).
 
@@ -41,13 +41,13 @@ import numpy as np
 from memlab.annotations import chunk_metadata
 from memlab.chunking import chunk_memory_file, split_for_provider
 from memlab.index.paths import TOKENIZE_CLAUSES, add_path, create_paths_fts
-from memlab.sessions.render import remap_chunk_lines
-from memlab.sessions.scan import scan_sessions
-from memlab.sessions.store_2026_9 import (
+from memlab.sessions.live_store import (
     chunk_at_reset_boundary,
     live_store_path,
     read_live_sessions,
 )
+from memlab.sessions.render import remap_chunk_lines
+from memlab.sessions.scan import scan_sessions
 from memlab.text.js import js_trim
 from memlab.workspace import ExtraPath, MemoryFile, list_memory_files
 

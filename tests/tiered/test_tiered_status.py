@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from memlab.embed.hashing import HashingProvider
-from memlab.profiles.openclaw_2026_9 import Search2026_9
-from memlab.profiles.status_2026_9 import format_byte_size, format_status, status_2026_9
+from memlab.tiered.search import TieredSearch
+from memlab.tiered.status import format_byte_size, format_status, index_status
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = ROOT / "tests" / "data" / "openclaw-2026.9" / "cli"
@@ -29,9 +29,9 @@ def status(tmp_path):
     ms = line.suite_memory_search("hybrid", "http://127.0.0.1:9/v1", "memlab-parity-hash64")
     cfg = line.openclaw_config(ms, {"curated": ws})
     index = tmp_path / "index.sqlite"
-    s = Search2026_9(ws, cfg, agent_id="curated", index_path=index, embedder=HashingProvider())
+    s = TieredSearch(ws, cfg, agent_id="curated", index_path=index, embedder=HashingProvider())
     try:
-        entry = status_2026_9(s, "curated", index)
+        entry = index_status(s, "curated", index)
     finally:
         s.close()
     return ws, entry

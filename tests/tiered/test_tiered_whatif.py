@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from memlab.config import ConfigError
-from memlab.profiles.openclaw_2026_9 import Search2026_9
+from memlab.tiered.search import TieredSearch
 
 NOW = "2026-10-01T00:00:00Z"
 
@@ -45,7 +45,7 @@ def workspace(tmp_path):
 
 def search(ws, memlab=None, provider=None, **kw):
     cfg = {"memory": {"search": {"provider": provider or "openai"}}, "memlab": memlab or {}}
-    s = Search2026_9(ws, cfg, embedder=None if provider == "none" else HashEmbedder())
+    s = TieredSearch(ws, cfg, embedder=None if provider == "none" else HashEmbedder())
     return s.search("billing deploy", now=NOW, min_score=-1, **kw)["results"]
 
 

@@ -8,27 +8,27 @@ from pathlib import Path
 
 import pytest
 
-from memlab.profiles import PROFILES, resolve_profile
-from memlab.profiles.openclaw_2026_9 import Search2026_9
+from memlab.lines import detect_line, line_names
+from memlab.tiered.search import TieredSearch
 
 GOLDEN = json.loads((Path(__file__).parents[1] / "data" / "openclaw-2026.9" / "golden.json")
                     .read_text(encoding="utf-8"))
 KEYWORD_ONLY = {"memory": {"search": {"provider": "none"}}}
 
 
-def test_resolve_profile():
-    assert PROFILES == ("2026.7", "2026.9")
-    assert resolve_profile({"memory": {"search": {}}}) == "2026.9"
-    assert resolve_profile({"agents": {"defaults": {"memorySearch": {}}}}) == "2026.7"
-    assert resolve_profile({"memory": {"search": {}}, "memlab": {"profile": "2026.7"}}) == "2026.7"
-    with pytest.raises(ValueError, match=r"memlab.profile: unknown profile '2026.8'; allowed: "
-                       r"'2026.7', '2026.9'"):
-        resolve_profile({"memlab": {"profile": "2026.8"}})
+def test_detect_line():
+    assert line_names()[:2] == ("2026.7", "2026.9")
+    assert detect_line({"memory": {"search": {}}}).name == "2026.9"
+    assert detect_line({"agents": {"defaults": {"memorySearch": {}}}}).name == "2026.7"
+    assert detect_line({"memory": {"search": {}}, "memlab": {"profile": "2026.7"}}).name == "2026.7"
+    with pytest.raises(ValueError, match=r"memlab.profile: unknown OpenClaw line '2026.8'; "
+                       r"allowed: '2026.7', '2026.9'"):
+        detect_line({"memlab": {"profile": "2026.8"}})
 
 
 @pytest.mark.parametrize("case", GOLDEN["mergeHybridResults"], ids=lambda c: c["name"])
 def test_merge_equals_openclaw_2026_9(case, tmp_path):
-    s = Search2026_9(tmp_path, KEYWORD_ONLY)
+    s = TieredSearch(tmp_path, KEYWORD_ONLY)
     mtimes = case.get("sessionSourceMtimes") or {}
     vector = [{**v, "score": v["vectorScore"], "sourceMtime": mtimes.get(v["path"])}
               for v in case["vector"]]
@@ -57,7 +57,7 @@ def workspace(tmp_path):
 
 
 def test_user_md_is_indexed_and_exact_path_ranks_first(workspace):
-    s = Search2026_9(workspace, KEYWORD_ONLY)
+    s = TieredSearch(workspace, KEYWORD_ONLY)
     paths = {p for (p,) in s.con.execute("SELECT path FROM memory_index_sources")}
     assert paths == {"MEMORY.md", "USER.md", "memory/team/billing.md"}
     results = s.search("billing", now="2026-10-01T00:00:00Z")["results"]
@@ -66,7 +66,7 @@ def test_user_md_is_indexed_and_exact_path_ranks_first(workspace):
 
 
 def test_invalid_project_entries_are_dropped_and_importance_applies(workspace):
-    s = Search2026_9(workspace, KEYWORD_ONLY)
+    s = TieredSearch(workspace, KEYWORD_ONLY)
     got = s.search("entry", now="2026-10-01T00:00:00Z", min_score=-1)["results"]
     assert all("Bad entry" not in r["snippet"] for r in got)
     deploy = s.search("deploy window", now="2026-10-01T00:00:00Z")["results"][0]
@@ -79,11 +79,11 @@ def test_invalid_project_entries_are_dropped_and_importance_applies(workspace):
 
 def test_identity_includes_chunking_version(workspace, tmp_path):
     index = tmp_path / "i.sqlite"
-    s = Search2026_9(workspace, KEYWORD_ONLY, index_path=index)
+    s = TieredSearch(workspace, KEYWORD_ONLY, index_path=index)
     assert s.rebuilt and s.meta["chunkingVersion"] == 5
     s.close()
-    again = Search2026_9(workspace, KEYWORD_ONLY, index_path=index)
+    again = TieredSearch(workspace, KEYWORD_ONLY, index_path=index)
     assert not again.rebuilt  # same files and settings: reused
     again.close()
     (workspace / "USER.md").write_text("- Name: Dana Whitfield\n", encoding="utf-8")
-    assert Search2026_9(workspace, KEYWORD_ONLY, index_path=index).rebuilt
+    assert TieredSearch(workspace, KEYWORD_ONLY, index_path=index).rebuilt

@@ -9,8 +9,8 @@ import pytest
 
 from memlab.embed.hashing import HashingProvider
 from memlab.eval.upgrade import config_2026_9, evaluate_2026_9, run_profile_2026_9
-from memlab.profiles.openclaw_2026_9 import Search2026_9
-from memlab.tune.sweep_2026_9 import Ranker2026_9, sweep_2026_9, tune_2026_9
+from memlab.tiered.search import TieredSearch
+from memlab.tune.sweep_tiered import TieredRanker, sweep_tiered, tune_tiered
 from tests.upgrade_dataset import NOW, QUERIES, write_dataset
 
 
@@ -27,7 +27,7 @@ HYBRID = {"memory": {"search": {"provider": "openai-compatible", "model": "hash6
 
 @pytest.mark.parametrize("config", [{"memory": {"search": {"provider": "none"}}}, HYBRID])
 def test_rank_then_select_is_search(dataset, config):
-    s = Search2026_9(dataset.workspace, config, embedder=HashingProvider())
+    s = TieredSearch(dataset.workspace, config, embedder=HashingProvider())
     try:
         for _, text, _ in QUERIES:
             ranked = s.rank(text, NOW)
@@ -42,13 +42,13 @@ def test_grouped_sweep_searches_once_per_leg_group_and_equals_direct_runs(datase
     base = {"memory": {"search": {"provider": "none"}}}
     grid = {"query.maxResults": [1, 6], "query.minScore": [0.0, 0.5],
             "store.fts.tokenizer": ["unicode61", "trigram"]}
-    ranker = Ranker2026_9(dataset, base)
-    rows = sweep_2026_9(dataset, grid, base, metrics=["recall@10", "mrr@10"], ranker=ranker)
+    ranker = TieredRanker(dataset, base)
+    rows = sweep_tiered(dataset, grid, base, metrics=["recall@10", "mrr@10"], ranker=ranker)
     assert len(rows) == 8
     assert ranker.searches == 2 * len(QUERIES)  # two tokenizer groups, one rank per query
     assert ranker.selections == 8 * len(QUERIES)
     from memlab.eval.experiment import evaluate
-    from memlab.tune.sweep_2026_9 import point_config
+    from memlab.tune.sweep_tiered import point_config
 
     for row in rows.itertuples(index=False):
         point = dict(zip(grid, row[:3], strict=True))
@@ -61,18 +61,18 @@ def test_grouped_sweep_searches_once_per_leg_group_and_equals_direct_runs(datase
     assert len(hits_hi) < len(hits_lo)
 
 
-def test_tune_2026_9_finds_the_grid_best_with_cached_legs(dataset):
+def test_tune_tiered_finds_the_grid_best_with_cached_legs(dataset):
     base = {"memory": {"search": {"provider": "none"}}}
     space = {"query.maxResults": [1, 2, 6], "memlab.whatIf.halfLifeDays": [30, 3650]}
-    grid = sweep_2026_9(dataset, space, base, metrics=["mrr@10"])
-    ranker = Ranker2026_9(dataset, base)
-    trials = tune_2026_9(dataset, space, base, n_trials=12, metric="mrr@10", ranker=ranker)
+    grid = sweep_tiered(dataset, space, base, metrics=["mrr@10"])
+    ranker = TieredRanker(dataset, base)
+    trials = tune_tiered(dataset, space, base, n_trials=12, metric="mrr@10", ranker=ranker)
     assert len(trials) == 12 and list(trials["mrr@10"]) == sorted(trials["mrr@10"],
                                                                     reverse=True)
     assert trials["mrr@10"].iloc[0] == pytest.approx(grid["mrr@10"].max())
     assert ranker.searches <= 2 * len(QUERIES)  # at most one rank per query and half-life
     with pytest.raises(Exception, match="minScore"):
-        tune_2026_9(dataset, {"query.minScore": [2]}, base, n_trials=1)
+        tune_tiered(dataset, {"query.minScore": [2]}, base, n_trials=1)
 
 
 def test_active_projects_scale_project_entries(dataset):
@@ -172,7 +172,7 @@ def test_cli_sweep_profile_2026_9_and_refusals(dataset, tmp_path, capsys):
 def test_model_axis_stands_for_its_provider_keys(dataset):
     """``--model`` / an ``embedding`` grid axis on the 2026.9 profile sets the provider keys
     (2026.9 has no ``memory.search.embedding`` key, and refused the axis before)."""
-    from memlab.tune.sweep_2026_9 import point_config
+    from memlab.tune.sweep_tiered import point_config
 
     base = {"memory": {"search": {"provider": "local"}}}
     spec = "openai-compatible:http://127.0.0.1:9/v1#hash64"
@@ -180,8 +180,8 @@ def test_model_axis_stands_for_its_provider_keys(dataset):
         "provider": "openai-compatible", "remote.baseUrl": "http://127.0.0.1:9/v1",
         "model": "hash64"})
     grid = {"query.maxResults": [1, 6]}
-    by_axis = sweep_2026_9(dataset, {"embedding": ["none"], **grid}, base,
+    by_axis = sweep_tiered(dataset, {"embedding": ["none"], **grid}, base,
                            metrics=["recall@10"])
-    by_key = sweep_2026_9(dataset, {"provider": ["none"], **grid}, base, metrics=["recall@10"])
+    by_key = sweep_tiered(dataset, {"provider": ["none"], **grid}, base, metrics=["recall@10"])
     assert by_axis["recall@10"].tolist() == by_key["recall@10"].tolist()
     assert by_axis["embedding"].tolist() == ["none", "none"]

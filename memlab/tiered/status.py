@@ -13,7 +13,7 @@ per agent, ``{agentId, status, scan, audit, ...}`` as JSON or these lines::
     Indexed: 10/10 files · 25 chunks
     ...
 
-:func:`status_2026_9` fills the keys memlab knows from its own index (files, chunks and text
+:func:`index_status` fills the keys memlab knows from its own index (files, chunks and text
 bytes (text + vectors at OpenClaw's float64 width) per source, the scan of the workspace,
 provider, model, sources, extra paths, FTS, vector dims, the cache and batch settings) with
 OpenClaw's names; what only OpenClaw has
@@ -31,7 +31,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CACHE_MAX_ENTRIES", "format_byte_size", "format_status", "status_2026_9"]
+__all__ = ["CACHE_MAX_ENTRIES", "format_byte_size", "format_status", "index_status"]
 
 #: ``DEFAULT_CACHE_MAX_ENTRIES`` (fixed in 2026.9: ``cache.maxEntries`` is retired).
 CACHE_MAX_ENTRIES = 50_000
@@ -56,10 +56,10 @@ def _shorten_home(path: str) -> str:
     return "~" + path[len(home):] if home and path.startswith(home + os.sep) else path
 
 
-def status_2026_9(search: Any, agent: str, index_path: str | Path) -> dict[str, Any]:
+def index_status(search: Any, agent: str, index_path: str | Path) -> dict[str, Any]:
     """One agent's ``openclaw memory status --json`` entry (``{agentId, status, scan}``) for a
-    synced :class:`memlab.profiles.openclaw_2026_9.Search2026_9`."""
-    from memlab.profiles import index_2026_9 as store
+    synced :class:`memlab.tiered.search.TieredSearch`."""
+    from memlab.tiered import index as store
 
     s = search.settings
     con = search.con
@@ -117,7 +117,7 @@ def status_2026_9(search: Any, agent: str, index_path: str | Path) -> dict[str, 
 
 
 def format_status(entry: dict[str, Any]) -> str:
-    """The text ``openclaw memory status`` prints for one :func:`status_2026_9` entry."""
+    """The text ``openclaw memory status`` prints for one :func:`index_status` entry."""
     st, scan = entry["status"], entry["scan"]
     ws = st["workspaceDir"]
     lines = [f"Memory Search ({entry['agentId']})",

@@ -38,14 +38,14 @@ from memlab.config.types import (
 )
 
 __all__ = [
-    "DEFAULTS_2026_9",
+    "MEMORY_DEFAULTS",
     "LEGACY_LAYOUT",
     "OPENCLAW_2026_9",
     "RETIRED_PATHS",
-    "Config2026_9",
+    "MemoryLayoutConfig",
     "doctor_fix",
-    "MemorySearch2026_9",
-    "ResolvedSearch2026_9",
+    "MemoryTieredSearch",
+    "ResolvedTieredSearch",
     "read_config",
     "retired_message",
     "strip_retired",
@@ -53,7 +53,7 @@ __all__ = [
 
 OPENCLAW_2026_9 = "2026.9.6"
 #: Resolved constants (``src/agents/memory-search.ts``): what 2026.9 no longer lets a user set.
-DEFAULTS_2026_9: dict[str, Any] = {
+MEMORY_DEFAULTS: dict[str, Any] = {
     "chunking.tokens": 400, "chunking.overlap": 80,
     "query.maxResults": 6, "query.minScore": 0.35,
     "query.hybrid.enabled": True, "query.hybrid.vectorWeight": 0.7,
@@ -88,13 +88,13 @@ LEGACY_LAYOUT: dict[str, str] = {
 }
 
 
-class SecretRef2026_9(SecretRef):
+class BlockSecretRef(SecretRef):
     """2026.9's secret reference adds ``source: "store"`` (id like an env variable name)."""
 
     source: Literal["env", "file", "exec", "store"]  # type: ignore[assignment]
 
     @model_validator(mode="after")
-    def _store_id(self) -> SecretRef2026_9:
+    def _store_id(self) -> BlockSecretRef:
         if self.source == "store":
             check_env_style_id(self.id, "store")
         return self
@@ -121,7 +121,7 @@ class RemoteBatch(StrictModel):
 
 class Remote(StrictModel):
     base_url: str | None = Field(None, alias="baseUrl")
-    api_key: SecretStr | SecretRef2026_9 | None = Field(None, alias="apiKey", repr=False)
+    api_key: SecretStr | BlockSecretRef | None = Field(None, alias="apiKey", repr=False)
     headers: dict[str, str] | None = Field(None, repr=False)
     batch: RemoteBatch | None = None
 
@@ -153,7 +153,7 @@ class Cache(StrictModel):
     enabled: bool | None = None
 
 
-class MemorySearch2026_9(StrictModel):
+class MemoryTieredSearch(StrictModel):
     """``MemorySearchSchema`` of openclaw@2026.9.6 (every object strict; unset = ``None``)."""
 
     enabled: bool | None = None
@@ -177,9 +177,9 @@ class MemorySearch2026_9(StrictModel):
 
 
 @dataclass(frozen=True)
-class ResolvedSearch2026_9:
+class ResolvedTieredSearch:
     """What ``resolveMemorySearchIndexConfig``/``produceMemorySearchConfig`` make of one
-    agent's settings (the ranking constants are :data:`DEFAULTS_2026_9`)."""
+    agent's settings (the ranking constants are :data:`MEMORY_DEFAULTS`)."""
 
     enabled: bool
     provider: str
@@ -207,11 +207,11 @@ def _normalize_sources(sources: list[str] | None, sessions_allowed: bool) -> tup
 
 
 @dataclass(frozen=True)
-class Config2026_9:
+class MemoryLayoutConfig:
     """A validated 2026.9 config: the defaults and each agent's override (raw kept)."""
 
-    defaults: MemorySearch2026_9
-    agents: dict[str, MemorySearch2026_9]
+    defaults: MemoryTieredSearch
+    agents: dict[str, MemoryTieredSearch]
     session_dm_scope: str | None = None
     bindings_set_dm_scope: bool = False
 
@@ -224,14 +224,14 @@ class Config2026_9:
                 return value
         return None
 
-    def resolve(self, agent_id: str | None = None) -> ResolvedSearch2026_9:
+    def resolve(self, agent_id: str | None = None) -> ResolvedTieredSearch:
         """The resolved settings of ``agent_id`` (``None``: the top-level defaults only).
 
         >>> read_config({"memory": {"search": {"query": {"minScore": 0.2}}}}).resolve().min_score
         0.2
         """
         provider = (self._get(agent_id, "provider") or "").strip()
-        provider = DEFAULTS_2026_9["provider"] if provider in ("", "auto") else provider
+        provider = MEMORY_DEFAULTS["provider"] if provider in ("", "auto") else provider
         remember = self._get(agent_id, "remember_across_conversations")
         if remember is None:
             remember = (self.session_dm_scope in (None, "main")
@@ -244,20 +244,20 @@ class Config2026_9:
         sources = _normalize_sources([*search, "sessions"] if remember else configured,
                                      session_memory)
         extra = [*(self.defaults.extra_paths or []),
-                 *((self.agents.get(agent_id or "") or MemorySearch2026_9()).extra_paths or [])]
+                 *((self.agents.get(agent_id or "") or MemoryTieredSearch()).extra_paths or [])]
         min_score = self._get(agent_id, "query", "min_score")
-        return ResolvedSearch2026_9(
+        return ResolvedTieredSearch(
             enabled=self._get(agent_id, "enabled") is not False,
             provider=provider, model=self._get(agent_id, "model"),
-            fallback=self._get(agent_id, "fallback") or DEFAULTS_2026_9["fallback"],
+            fallback=self._get(agent_id, "fallback") or MEMORY_DEFAULTS["fallback"],
             max_results=self._get(agent_id, "query", "max_results")
-            or DEFAULTS_2026_9["query.maxResults"],
-            min_score=min(1.0, max(0.0, DEFAULTS_2026_9["query.minScore"]
+            or MEMORY_DEFAULTS["query.maxResults"],
+            min_score=min(1.0, max(0.0, MEMORY_DEFAULTS["query.minScore"]
                                    if min_score is None else min_score)),
             sources=sources, search_sources=search, session_memory=session_memory,
             remember_across_conversations=bool(remember), extra_paths=tuple(extra),
             fts_tokenizer=self._get(agent_id, "store", "fts", "tokenizer")
-            or DEFAULTS_2026_9["store.fts.tokenizer"],
+            or MEMORY_DEFAULTS["store.fts.tokenizer"],
             vector_enabled=self._get(agent_id, "store", "vector", "enabled") is not False,
             cache_enabled=self._get(agent_id, "cache", "enabled") is not False,
             batch_enabled=bool(self._get(agent_id, "remote", "batch", "enabled")),
@@ -279,7 +279,7 @@ def _retired_in(search: Any, prefix: str) -> list[str]:
     return found
 
 
-def read_config(config: Mapping[str, Any], source: str = "<dict>") -> Config2026_9:
+def read_config(config: Mapping[str, Any], source: str = "<dict>") -> MemoryLayoutConfig:
     """Validate the memory-search parts of a whole 2026.9 config (``memory.search``,
     ``agents.entries.<id>.memory.search``) as 2026.9.6 does; every problem is reported in one
     :class:`ConfigError` naming the key path: schema violations, retired keys (with the
@@ -306,14 +306,14 @@ def read_config(config: Mapping[str, Any], source: str = "<dict>") -> Config2026
     if isinstance(entries, Mapping):
         scopes += [(f"agents.entries.{aid}.memory.search", aid, _at(entry, "memory", "search"))
                    for aid, entry in entries.items()]
-    models: dict[str | None, MemorySearch2026_9] = {}
+    models: dict[str | None, MemoryTieredSearch] = {}
     for prefix, agent_id, raw in scopes:
         if raw is None:
             continue
         retired = _retired_in(raw, prefix)
         for path in retired:
             key = path.removeprefix(prefix + ".")
-            default = DEFAULTS_2026_9.get(key)
+            default = MEMORY_DEFAULTS.get(key)
             issues.append(ConfigIssue(path, "retired in OpenClaw 2026.9 (built-in default "
                                       f"{default if default is not None else 'applies'}"
                                       f"{' applies' if default is not None else ''}); "
@@ -321,13 +321,13 @@ def read_config(config: Mapping[str, Any], source: str = "<dict>") -> Config2026
         cleaned = copy.deepcopy(dict(raw)) if isinstance(raw, Mapping) else raw
         if isinstance(cleaned, dict):
             _strip_paths(cleaned)
-        model = validate_block(MemorySearch2026_9, cleaned, prefix, issues)
+        model = validate_block(MemoryTieredSearch, cleaned, prefix, issues)
         if model is not None:
             models[agent_id] = model
     if issues:
         raise ConfigError(issues, source=source)
-    return Config2026_9(
-        defaults=models.get(None, MemorySearch2026_9()),
+    return MemoryLayoutConfig(
+        defaults=models.get(None, MemoryTieredSearch()),
         agents={k: v for k, v in models.items() if k is not None},
         session_dm_scope=_at(config, "session", "dmScope"),
         bindings_set_dm_scope=any(isinstance(b, Mapping) and isinstance(b.get("session"), Mapping)
@@ -400,7 +400,7 @@ def _known_keys(model: type[StrictModel]) -> dict[str, type[StrictModel] | None]
     for name, info in model.model_fields.items():
         sub = next((a for a in getattr(info.annotation, "__args__", (info.annotation,))
                     if isinstance(a, type) and issubclass(a, StrictModel)), None)
-        out[info.alias or name] = None if sub is SecretRef2026_9 else sub
+        out[info.alias or name] = None if sub is BlockSecretRef else sub
     return out
 
 
@@ -458,7 +458,7 @@ def doctor_fix(config: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
     for prefix, owner in scopes:
         search = _at(owner, "memory", "search")
         if isinstance(search, dict):
-            _drop_unknown(search, MemorySearch2026_9, f"{prefix}memory.search.", removed)
+            _drop_unknown(search, MemoryTieredSearch, f"{prefix}memory.search.", removed)
     return out, removed
 
 

@@ -1,4 +1,4 @@
-"""memlab.config.schema_2026_9: OpenClaw 2026.9's memory.search schema, layout, retired keys.
+"""memlab.config.memory_layout: OpenClaw 2026.9's memory.search schema, layout, retired keys.
 
 Hand-written cases, plus (when present) the answers of the real ``openclaw config validate`` and
 ``openclaw doctor --fix`` of 2026.9.6 recorded by parity/check_config_2026_9.py in
@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from memlab.config.errors import ConfigError
-from memlab.config.schema_2026_9 import (
-    DEFAULTS_2026_9,
+from memlab.config.memory_layout import (
+    MEMORY_DEFAULTS,
     RETIRED_PATHS,
     doctor_fix,
     read_config,
@@ -107,7 +107,7 @@ def test_strip_retired_like_the_doctor():
     assert retired_message(removed).startswith("Removed retired runtime tuning knobs: memory.")
     assert retired_message([]) is None
     assert cfg["memory"]["search"]["chunking"] == {"tokens": 1}  # input untouched
-    assert len(RETIRED_PATHS) == 9 and DEFAULTS_2026_9["query.hybrid.textWeight"] == 0.3
+    assert len(RETIRED_PATHS) == 9 and MEMORY_DEFAULTS["query.hybrid.textWeight"] == 0.3
 
 
 def _recorded_cases():

@@ -1,8 +1,9 @@
-"""``memlab search/index/status --profile 2026.9``: the verbs on the 2026.9 profile.
+"""The OpenClaw line of a verb (``--profile``) and ``memlab search/index/status`` on a line of
+the tiered engine (OpenClaw 2026.9).
 
-The profile is ``--profile``, else ``memlab.profile`` of the config, else inferred from its
-layout (:func:`memlab.profiles.resolve_profile`). :func:`dispatch` returns ``None`` for the
-2026.7 profile (the caller goes on with memlab's 2026.7 path) and the exit code otherwise.
+The line is ``--profile``, else ``memlab.profile`` of the config, else its layout
+(:func:`memlab.lines.detect_line`). :func:`dispatch` returns ``None`` for a line of the stage
+pipeline (the caller goes on with :mod:`memlab.indexed_search`) and the exit code otherwise.
 Output is that of ``openclaw memory search [--json]`` / ``memory index`` of 2026.9.6
 (docs/openclaw-2026.9.md section 11); the plain search text is 2026.7.35's, printed by the same
 :func:`memlab.cli.output.format_results` as ``memlab search``.
@@ -19,15 +20,15 @@ from typing import Any
 
 from memlab.cli.output import format_results
 from memlab.config.json5io import read_source
-from memlab.profiles import PROFILES, check_profile, resolve_profile
+from memlab.lines import Line, detect_line, line_names
 
 __all__ = ["add_profile_argument", "add_projects_argument", "dispatch", "parse_projects",
-           "refuse_profile", "sweep_2026_9_command"]
+           "refuse_profile", "sweep_line_command"]
 
 
 def add_profile_argument(parser: argparse.ArgumentParser) -> None:
-    """Add ``--profile 2026.7|2026.9`` to a verb's parser."""
-    parser.add_argument("--profile", choices=PROFILES, help="OpenClaw release line to "
+    """Add ``--profile LINE`` (a registered :mod:`memlab.lines` name) to a verb's parser."""
+    parser.add_argument("--profile", choices=line_names(), help="OpenClaw release line to "
                         "reproduce (default: memlab.profile, else the config layout: "
                         "memory.search means 2026.9, agents.defaults.memorySearch 2026.7)")
 
@@ -50,22 +51,23 @@ def parse_projects(text: str | None) -> list[str] | None:
 
 
 def refuse_profile(args: argparse.Namespace, verb: str, why: str) -> int | None:
-    """Exit code 2 with a message naming the verb, the profile and ``why`` when ``--profile
-    2026.9`` asks a verb for what it cannot do on the 2026.9 profile; ``None`` otherwise."""
-    if getattr(args, "profile", None) == "2026.9":
-        print(f"memlab: error: memlab {verb} --profile 2026.9 is not supported: {why}",
+    """Exit code 2 with a message naming the verb, the line and ``why`` when ``--profile``
+    names a line of the tiered engine for a verb that cannot run it; ``None`` otherwise."""
+    name = getattr(args, "profile", None)
+    if name is not None and detect_line(None, name).engine == "tiered":
+        print(f"memlab: error: memlab {verb} --profile {name} is not supported: {why}",
               file=sys.stderr)
         return 2
     return None
 
 
-def sweep_2026_9_command(args: argparse.Namespace, dataset: Any, grid: dict[str, Any],
+def sweep_line_command(args: argparse.Namespace, dataset: Any, grid: dict[str, Any],
                          base: Any, metric: str, metrics: list[str]) -> int:
     """``memlab sweep --profile 2026.9``: the grid (or ``--optuna N`` trials) on the 2026.9
-    profile (:mod:`memlab.tune.sweep_2026_9`); ``base`` is a 2026.9 config file or None."""
-    from memlab.config.export_2026_9 import is_importance_axis
+    profile (:mod:`memlab.tune.sweep_tiered`); ``base`` is a 2026.9 config file or None."""
+    from memlab.config.memory_export import is_importance_axis
     from memlab.eval.upgrade import config_2026_9
-    from memlab.tune.sweep_2026_9 import Ranker2026_9, sweep_2026_9, tune_2026_9
+    from memlab.tune.sweep_tiered import TieredRanker, sweep_tiered, tune_tiered
 
     if args.cv:
         print("memlab: error: memlab sweep --profile 2026.9 has no --cv (the 2026.9 sweep and "
@@ -76,13 +78,13 @@ def sweep_2026_9_command(args: argparse.Namespace, dataset: Any, grid: dict[str,
               "workspace), not a BEIR collection", file=sys.stderr)
         return 2
     config = config_2026_9(base)[1] if base else {"memory": {"search": {"provider": "local"}}}
-    ranker = Ranker2026_9(dataset, config)
+    ranker = TieredRanker(dataset, config)
     if args.optuna is not None:
-        table = tune_2026_9(dataset, grid, config, n_trials=args.optuna, metric=metric,
+        table = tune_tiered(dataset, grid, config, n_trials=args.optuna, metric=metric,
                             seed=args.seed, metrics=metrics, ranker=ranker)
         print(f"Optuna TPE on the 2026.9 profile: {args.optuna} trials, in-sample")
     else:
-        table = sweep_2026_9(dataset, grid, config, metrics=metrics, ranker=ranker)
+        table = sweep_tiered(dataset, grid, config, metrics=metrics, ranker=ranker)
         table = table.sort_values(metric, ascending=False, kind="stable")
         print(f"{len(table)} configurations on the 2026.9 profile")
     print(f"({ranker.searches} searches, {ranker.selections} selections); top {args.top} by "
@@ -122,33 +124,34 @@ def _agent(args: argparse.Namespace, raw: dict[str, Any]) -> str:
     return "main"
 
 
-def _index_path(args: argparse.Namespace, raw: dict[str, Any]) -> Path:
+def _index_path(args: argparse.Namespace, raw: dict[str, Any], line: Line) -> Path:
     from memlab.index.store import default_index_path
 
     chosen = getattr(args, "index", None) or (raw.get("memlab") or {}).get("indexPath")
     if chosen:
         return Path(chosen).expanduser()
-    base = default_index_path(args.workspace)
-    return base.with_name(base.stem + ".2026.9" + base.suffix)  # never the 2026.7 file
+    return default_index_path(args.workspace, line.index_suffix)
 
 
 def dispatch(verb: str, args: argparse.Namespace) -> int | None:
     """Run ``verb`` on the 2026.9 profile when it applies; ``None`` otherwise."""
     raw = _raw_config(args)
-    profile = (check_profile(args.profile, "--profile") if getattr(args, "profile", None)
-               else resolve_profile(raw))
-    if profile != "2026.9":
+    line = detect_line(raw, getattr(args, "profile", None))
+    if line.engine != "tiered":
         if getattr(args, "projects", None):
-            print(f"memlab: error: --projects needs the 2026.9 profile (this is {profile}, "
-                  "which has no project ranking): pass --profile 2026.9", file=sys.stderr)
+            tiered = "|".join(n for n in line_names()
+                              if detect_line(None, n).step("projects") is not None)
+            print(f"memlab: error: --projects needs the {tiered} profile (this is {line.name}, "
+                  f"which has no project ranking): pass --profile {tiered}", file=sys.stderr)
             return 2
         return None
-    from memlab.profiles.openclaw_2026_9 import Search2026_9
+    from memlab.tiered.search import TieredSearch
 
     agent = _agent(args, raw)
-    path = _index_path(args, raw)
+    path = _index_path(args, raw, line)
     path.parent.mkdir(parents=True, exist_ok=True)
-    ms = Search2026_9(args.workspace, raw, agent_id=agent, index_path=path, sync=False)
+    ms = TieredSearch(args.workspace, raw, agent_id=agent, index_path=path, sync=False,
+                      line=line)
     try:
         if verb == "index":
             ms.sync(force=bool(getattr(args, "force", False)))
@@ -159,9 +162,9 @@ def dispatch(verb: str, args: argparse.Namespace) -> int | None:
             return 0
         ms.sync()
         if verb == "status":  # the shape of `openclaw memory status [--json]` of 2026.9.6
-            from memlab.profiles.status_2026_9 import format_status, status_2026_9
+            from memlab.tiered.status import format_status, index_status
 
-            entry = status_2026_9(ms, agent, path)
+            entry = index_status(ms, agent, path)
             print(json.dumps([entry], ensure_ascii=False, indent=2) if args.json else
                   format_status(entry))
             return 0

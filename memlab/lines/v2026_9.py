@@ -1,0 +1,64 @@
+"""OpenClaw 2026.9 (latest, ``openclaw@2026.9.6``): a different ranking, most knobs retired.
+
+Config: ``memory.search`` (per agent ``agents.entries.<id>.memory.search``); the knobs 2026.9
+retired are :data:`LINE`'s ``fixed`` values. The search is :class:`memlab.tiered.TieredSearch`
+running :data:`LINE`'s recipe (``docs/openclaw-2026.9.md``, sections 0-11): 200 candidates per
+leg, the path index and exact-path tiers, the keyword score boosted against the whole query in
+the fusion, temporal decay and MMR always on, importance and project multipliers, then
+``selectHybridSearchResults`` on the candidate universe and the cut to ``maxResults``.
+
+>>> LINE.config_key, LINE.param("fusion", "vector_weight"), LINE.param("decay", "half_life_days")
+('memory.search', 0.7, 30.0)
+"""
+
+from __future__ import annotations
+
+from memlab.lines.line import Line, Step
+
+__all__ = ["LINE"]
+
+LINE = Line(
+    name="2026.9",
+    release="2026.9.6",
+    layout="memory.search",
+    engine="tiered",
+    detected=True,
+    description="OpenClaw 2026.9.6: memory.search, tiered ranking, most knobs retired",
+    recipe=(
+        # Both legs to the candidate universe: keyword = body FTS + path FTS + exact-path
+        # tiers + the fallback, boosted against the full query; vector = sqlite-vec's cosine.
+        Step("legs", {"keyword": "path-fts", "candidates": "universe"}),
+        # mergeHybridResults: 0.7 v + 0.3 b (b: the boosted keyword score, the path score for
+        # non-exact path-only hits, 0 for exact ones); exact hits rank by (1 + clamp(c)) / 2.
+        Step("fusion", {"method": "openclaw", "vector_weight": 0.7, "text_weight": 0.3,
+                        "keyword_score": "boosted", "exact_tiers": True}),
+        # temporal decay, always on: dated paths at any depth (slugs too), USER.md evergreen,
+        # session hits by their indexed mtime.
+        Step("decay", {"always": True, "half_life_days": 30.0}),
+        # <!-- importance: N --> on the entry: x multiplier.
+        Step("importance", {}),
+        # applyProjectRanking: x1.15 active project, x0.9 another project.
+        Step("projects", {"active": 1.15, "other": 0.9}),
+        # mmrRerank, always on, within each exact tier and on the rest (empty-token rule).
+        Step("mmr", {"always": True, "lambda": 0.7}),
+        # selectHybridSearchResults on the candidate universe, then maxResults.
+        Step("selection", {"rule": "hybrid", "universe": 200}),
+    ),
+    tunable=(
+        "provider", "model", "fallback", "outputDimensionality", "inputType",
+        "queryInputType", "documentInputType", "store.fts.tokenizer", "store.vector.enabled",
+        "query.minScore", "query.maxResults", "sources", "experimental.sessionMemory",
+        "extraPaths",
+    ),
+    fixed={
+        "chunking.tokens": 400, "chunking.overlap": 80,
+        "query.hybrid.enabled": True, "query.hybrid.vectorWeight": 0.7,
+        "query.hybrid.textWeight": 0.3, "query.hybrid.candidateMultiplier": 4,
+        "query.hybrid.mmr.enabled": True, "query.hybrid.mmr.lambda": 0.7,
+        "query.hybrid.temporalDecay.enabled": True,
+        "query.hybrid.temporalDecay.halfLifeDays": 30,
+    },
+    chunking_version=5,
+    date_rule="2026.8",
+    index_suffix=".2026.9",
+)
