@@ -72,9 +72,10 @@ from memlab.stages.threshold import Threshold
 from memlab.stages.vector import VectorSearch
 from memlab.text import Tokenizer
 
-__all__ = ["DEFAULT_CONFIG", "MemorySearch", "QuerySessionVisibility", "default_cache_path",
-           "hits_to_results", "keyword_leg", "keyword_only_config", "make_embedder",
-           "make_search_embedder", "openclaw_pipeline", "resolve_session_key"]
+__all__ = ["DEFAULT_CONFIG", "MemorySearch", "QuerySessionVisibility", "config_line",
+           "config_tree", "default_cache_path", "hits_to_results", "keyword_leg",
+           "keyword_only_config", "make_embedder", "make_search_embedder", "openclaw_pipeline",
+           "resolve_session_key"]
 
 
 
@@ -114,8 +115,12 @@ def openclaw_pipeline(corpus: Corpus, config: MemlabConfig | dict | str | Path |
                       now: object = None, store: Any = None,
                       vector_leg: Callable[[EmbeddingProvider, int], Stage] | None = None,
                       session: str | None = None, session_tree: Any = None,
-                      visibility: str | None = None, agent_id: str | None = None) -> Sequence:
-    """Build OpenClaw's search pipeline over ``corpus`` (see the module docstring).
+                      visibility: str | None = None, agent_id: str | None = None,
+                      line: str | Line | None = None) -> Sequence:
+    """Build OpenClaw's search pipeline over ``corpus`` from the line's recipe (see the module
+    docstring): one stage per step of :attr:`memlab.lines.Line.recipe` that applies to the
+    config's mode. ``line`` defaults to the config's ``memlab.profile``, else the
+    ``agents.defaults.memorySearch`` line; it must run the stage engine.
 
     The legs are injected by the caller that owns the index (:mod:`memlab.indexed_search`):
     ``store`` is an FTS5 source (a :class:`memlab.index.IndexStore` whose ``corpus()`` is
@@ -149,45 +154,95 @@ def openclaw_pipeline(corpus: Corpus, config: MemlabConfig | dict | str | Path |
     """
     cfg = config if isinstance(config, MemlabConfig) else load_config(
         DEFAULT_CONFIG if config is None else config)
+    line = detect_line({"memlab": {"profile": cfg.memlab.profile}}
+                       if cfg.memlab.profile else None, line)
+    if line.engine != "stages":
+        raise ValueError(f"line {line.name} runs the {line.engine} engine, not a stage "
+                         "pipeline: use MemorySearch(workspace, config)")
     ms = cfg.memory_search
-    q = ms.query
-    max_results = int(max_results if max_results is not None else q.max_results)
-    min_score = float(min_score if min_score is not None else q.min_score)
-    candidates = ms.candidates(max_results)
-    hybrid = q.hybrid
-    decay = TemporalDecay(corpus, half_life_days=ms.half_life_days(),
-                          enabled=hybrid.temporal_decay.enabled, now=now,
-                          rule=cfg.memlab.decay_rule)
+    max_results = int(max_results if max_results is not None else ms.query.max_results)
+    min_score = float(min_score if min_score is not None else ms.query.min_score)
     provider_id = ms.resolved_provider()
-    if provider_id == "none":
-        fusion = Fusion(text=Cached(keyword_leg(corpus, cfg, store=store, depth=candidates)),
-                        candidates=candidates)
-        return _with_visibility(
-            fusion >> decay >> Threshold(min_score, max_results, relaxed="zero"),
-            corpus, session, session_tree, visibility, agent_id)
-    if embedder is None:
+    if provider_id != "none" and embedder is None:
         raise ValueError(
             f"provider {provider_id!r} needs an embedder: pass embedder=make_embedder(config), "
             "or set provider to 'none' for keyword-only search"
         )
-    if vector_leg is not None:
-        vector = Cached(vector_leg(embedder, candidates))
-    else:
-        vector = Cached(VectorSearch(corpus, embedder, index=cfg.memlab.vector_index,
-                                     index_params=cfg.memlab.vector_index_params))
-    if not hybrid.enabled:
-        return _with_visibility(Fusion(vector=vector, candidates=candidates) >> Threshold(
-            min_score, max_results, relaxed=None), corpus, session, session_tree, visibility,
-            agent_id)
-    fusion = Fusion(vector=vector,
-                    text=Cached(keyword_leg(corpus, cfg, store=store, depth=candidates)),
-                    method=cfg.memlab.fusion.method, vector_weight=hybrid.vector_weight,
-                    text_weight=hybrid.text_weight,
-                    candidates=candidates, rrf_k=cfg.memlab.fusion.rrf_k)
-    mmr = MMR(corpus, lambda_=ms.mmr_lambda(), enabled=hybrid.mmr.enabled)
-    return _with_visibility(
-        fusion >> decay >> mmr >> Threshold(min_score, max_results, relaxed="keyword"),
-        corpus, session, session_tree, visibility, agent_id)
+    mode = ("fts-only" if provider_id == "none" else
+            "hybrid" if ms.query.hybrid.enabled else "vector")
+    build = _Build(corpus, cfg, embedder, mode, max_results, min_score, now, store, vector_leg,
+                   {"session": session, "session_tree": session_tree, "visibility": visibility,
+                    "agent_id": agent_id})
+    stages: list[Stage] = []
+    for step in line.recipe:
+        stage = getattr(build, step.stage.replace("-", "_"))(step)
+        if stage is not None:
+            stages.append(stage)
+    return Sequence(stages)
+
+
+class _Build:
+    """The stage of each recipe step (:mod:`memlab.lines`) for one config and mode; a step
+    that does not apply to the mode builds nothing (``None``)."""
+
+    def __init__(self, corpus: Corpus, cfg: MemlabConfig, embedder: Any, mode: str,
+                 max_results: int, min_score: float, now: object, store: Any,
+                 vector_leg: Any, session: dict[str, Any]) -> None:
+        self.corpus, self.cfg, self.embedder, self.mode = corpus, cfg, embedder, mode
+        self.max_results, self.min_score, self.now = max_results, min_score, now
+        self.store, self.vector_leg, self.session = store, vector_leg, session
+        self.candidates = cfg.memory_search.candidates(max_results)
+        self.vector: Stage | None = None
+        self.keyword: Stage | None = None
+
+    def legs(self, step: Any) -> None:
+        """The vector leg (unless keyword-only) and the keyword leg (unless vector-only),
+        each behind :class:`~memlab.pipeline.Cached`."""
+        if self.mode != "fts-only":
+            if self.vector_leg is not None:
+                self.vector = Cached(self.vector_leg(self.embedder, self.candidates))
+            else:
+                opts = self.cfg.memlab
+                self.vector = Cached(VectorSearch(self.corpus, self.embedder,
+                                                  index=opts.vector_index,
+                                                  index_params=opts.vector_index_params))
+        if self.mode != "vector":
+            self.keyword = Cached(keyword_leg(self.corpus, self.cfg, store=self.store,
+                                              depth=self.candidates))
+
+    def fusion(self, step: Any) -> Stage:
+        """The merge (hybrid) or one leg's own scores (keyword-only, vector-only)."""
+        if self.mode == "fts-only":
+            return Fusion(text=self.keyword, candidates=self.candidates)
+        if self.mode == "vector":
+            return Fusion(vector=self.vector, candidates=self.candidates)
+        hybrid, fusion = self.cfg.memory_search.query.hybrid, self.cfg.memlab.fusion
+        return Fusion(vector=self.vector, text=self.keyword, method=fusion.method,
+                      vector_weight=hybrid.vector_weight, text_weight=hybrid.text_weight,
+                      candidates=self.candidates, rrf_k=fusion.rrf_k)
+
+    def decay(self, step: Any) -> Stage | None:
+        if self.mode not in step.get("modes", ()):
+            return None
+        ms = self.cfg.memory_search
+        return TemporalDecay(self.corpus, half_life_days=ms.half_life_days(),
+                             enabled=bool(step.get("always"))
+                             or ms.query.hybrid.temporal_decay.enabled,
+                             now=self.now, rule=self.cfg.memlab.decay_rule)
+
+    def mmr(self, step: Any) -> Stage | None:
+        if self.mode not in step.get("modes", ()):
+            return None
+        ms = self.cfg.memory_search
+        return MMR(self.corpus, lambda_=ms.mmr_lambda(),
+                   enabled=bool(step.get("always")) or ms.query.hybrid.mmr.enabled)
+
+    def threshold(self, step: Any) -> Stage:
+        return Threshold(self.min_score, self.max_results, relaxed=step.get("relaxed")[self.mode])
+
+    def visibility(self, step: Any) -> Stage | None:
+        """Session visibility, when the corpus has session chunks (:func:`_visibility`)."""
+        return _visibility(self.corpus, **self.session)
 
 
 class QuerySessionVisibility(SessionVisibility):
@@ -260,21 +315,21 @@ def resolve_session_key(session_tree: Any, session: str, agent_id: str | None = 
     return lowered if lowered.startswith("agent:") else canonical
 
 
-def _with_visibility(pipe: Sequence, corpus: Corpus, session: str | None, session_tree: Any,
-                     visibility: str | None, agent_id: str | None) -> Sequence:
-    """``pipe`` followed by session visibility when ``corpus`` has session chunks."""
+def _visibility(corpus: Corpus, session: str | None, session_tree: Any,
+                visibility: str | None, agent_id: str | None) -> Stage | None:
+    """Session visibility when ``corpus`` has session chunks (else ``None``)."""
     mode = (visibility or "tree").strip().lower()
     if mode not in VISIBILITY_MODES:
         raise ValueError(f"unknown session visibility {visibility!r}; use one of "
                          f"{', '.join(VISIBILITY_MODES)}")
     if not len(corpus) or not (corpus.chunks["source"] == "sessions").any():
-        return pipe
+        return None
     agent = (agent_id or "main").strip().lower() or "main"
     if session_tree is None and corpus.root is not None:
         session_tree = Path(corpus.root) / "sessions" / agent / "sessions.json"
     tree = _session_tree(session_tree)
     current = resolve_session_key(tree, session, agent) if session else None
-    return pipe >> QuerySessionVisibility(tree, current, mode=mode, agent_id=agent)
+    return QuerySessionVisibility(tree, current, mode=mode, agent_id=agent)
 
 
 def config_tree(config: MemlabConfig | dict | str | Path | None) -> dict[str, Any] | None:

@@ -78,15 +78,16 @@ def sweep_line_command(args: argparse.Namespace, dataset: Any, grid: dict[str, A
               "workspace), not a BEIR collection", file=sys.stderr)
         return 2
     config = config_2026_9(base)[1] if base else {"memory": {"search": {"provider": "local"}}}
-    ranker = TieredRanker(dataset, config)
+    line = detect_line(config, args.profile)
+    ranker = TieredRanker(dataset, config, line=line)
     if args.optuna is not None:
         table = tune_tiered(dataset, grid, config, n_trials=args.optuna, metric=metric,
                             seed=args.seed, metrics=metrics, ranker=ranker)
-        print(f"Optuna TPE on the 2026.9 profile: {args.optuna} trials, in-sample")
+        print(f"Optuna TPE on the {line.name} profile: {args.optuna} trials, in-sample")
     else:
         table = sweep_tiered(dataset, grid, config, metrics=metrics, ranker=ranker)
         table = table.sort_values(metric, ascending=False, kind="stable")
-        print(f"{len(table)} configurations on the 2026.9 profile")
+        print(f"{len(table)} configurations on the {line.name} profile")
     print(f"({ranker.searches} searches, {ranker.selections} selections); top {args.top} by "
           f"{metric}:")
     embedded = ranker.embedding_stats()

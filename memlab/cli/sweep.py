@@ -128,10 +128,12 @@ def load_grids(items: list[str], profile: str | None = None
     or with ``profile="2026.9"`` named as the 2026.9 sweep names them
     (:func:`memlab.tune.sweep_tiered.normalize_tiered_axis`: config key paths, checked when the
     sweep validates its points, and ``importance.FILE:LINE`` axes)."""
+    from memlab.lines import detect_line
     from memlab.tune.sweep import SweepError, normalize_axis
     from memlab.tune.sweep_tiered import normalize_tiered_axis
 
-    normalize = normalize_tiered_axis if profile == "2026.9" else normalize_axis
+    tiered = profile is not None and detect_line(None, profile).engine == "tiered"
+    normalize = normalize_tiered_axis if tiered else normalize_axis
     grid: dict[str, Any] = {}
     names: dict[str, str] = {}
     base: str | None = None
@@ -291,6 +293,7 @@ def sweep_command(args: argparse.Namespace) -> int:
     import warnings
 
     from memlab.eval.metrics import parse_metric
+    from memlab.lines import detect_line
     from memlab.tune.sweep import SweepEngine
 
     if args.out and Path(args.out).suffix.lower() not in (".parquet", ".csv"):
@@ -317,7 +320,7 @@ def sweep_command(args: argparse.Namespace) -> int:
         kwargs = {"unknown_ids": args.unknown_ids} if args.unknown_ids and not (
             Path(args.dataset) / "workspace").is_dir() else {}
         dataset = load_dataset(args.dataset, **kwargs)
-    if getattr(args, "profile", None) == "2026.9":
+    if getattr(args, "profile", None) and detect_line(None, args.profile).engine == "tiered":
         from memlab.cli.line import sweep_line_command
 
         return sweep_line_command(args, dataset, grid, base, metric, metrics)

@@ -1,7 +1,7 @@
 """What an export to OpenClaw 2026.9 (``memory.search`` of 2026.9.6) can and cannot carry.
 
 2026.9.6 accepts only the keys of its strict schema
-(:class:`memlab.config.memory_layout.MemoryTieredSearch`: provider, model, ``store.fts.tokenizer``,
+(:class:`memlab.config.memory_layout.MemorySearchBlock`: provider, model, ``store.fts.tokenizer``,
 ``query.minScore``/``maxResults``, ``sources``, ``experimental.sessionMemory``,
 ``outputDimensionality``, input types, ...) and fixes the rest
 (:data:`~memlab.config.memory_layout.MEMORY_DEFAULTS`). :func:`memory_block` splits a tuned

@@ -44,8 +44,8 @@ __all__ = [
     "RETIRED_PATHS",
     "MemoryLayoutConfig",
     "doctor_fix",
-    "MemoryTieredSearch",
-    "ResolvedTieredSearch",
+    "MemorySearchBlock",
+    "ResolvedMemorySearch",
     "read_config",
     "retired_message",
     "strip_retired",
@@ -153,7 +153,7 @@ class Cache(StrictModel):
     enabled: bool | None = None
 
 
-class MemoryTieredSearch(StrictModel):
+class MemorySearchBlock(StrictModel):
     """``MemorySearchSchema`` of openclaw@2026.9.6 (every object strict; unset = ``None``)."""
 
     enabled: bool | None = None
@@ -177,7 +177,7 @@ class MemoryTieredSearch(StrictModel):
 
 
 @dataclass(frozen=True)
-class ResolvedTieredSearch:
+class ResolvedMemorySearch:
     """What ``resolveMemorySearchIndexConfig``/``produceMemorySearchConfig`` make of one
     agent's settings (the ranking constants are :data:`MEMORY_DEFAULTS`)."""
 
@@ -210,8 +210,8 @@ def _normalize_sources(sources: list[str] | None, sessions_allowed: bool) -> tup
 class MemoryLayoutConfig:
     """A validated 2026.9 config: the defaults and each agent's override (raw kept)."""
 
-    defaults: MemoryTieredSearch
-    agents: dict[str, MemoryTieredSearch]
+    defaults: MemorySearchBlock
+    agents: dict[str, MemorySearchBlock]
     session_dm_scope: str | None = None
     bindings_set_dm_scope: bool = False
 
@@ -224,7 +224,7 @@ class MemoryLayoutConfig:
                 return value
         return None
 
-    def resolve(self, agent_id: str | None = None) -> ResolvedTieredSearch:
+    def resolve(self, agent_id: str | None = None) -> ResolvedMemorySearch:
         """The resolved settings of ``agent_id`` (``None``: the top-level defaults only).
 
         >>> read_config({"memory": {"search": {"query": {"minScore": 0.2}}}}).resolve().min_score
@@ -244,9 +244,9 @@ class MemoryLayoutConfig:
         sources = _normalize_sources([*search, "sessions"] if remember else configured,
                                      session_memory)
         extra = [*(self.defaults.extra_paths or []),
-                 *((self.agents.get(agent_id or "") or MemoryTieredSearch()).extra_paths or [])]
+                 *((self.agents.get(agent_id or "") or MemorySearchBlock()).extra_paths or [])]
         min_score = self._get(agent_id, "query", "min_score")
-        return ResolvedTieredSearch(
+        return ResolvedMemorySearch(
             enabled=self._get(agent_id, "enabled") is not False,
             provider=provider, model=self._get(agent_id, "model"),
             fallback=self._get(agent_id, "fallback") or MEMORY_DEFAULTS["fallback"],
@@ -306,7 +306,7 @@ def read_config(config: Mapping[str, Any], source: str = "<dict>") -> MemoryLayo
     if isinstance(entries, Mapping):
         scopes += [(f"agents.entries.{aid}.memory.search", aid, _at(entry, "memory", "search"))
                    for aid, entry in entries.items()]
-    models: dict[str | None, MemoryTieredSearch] = {}
+    models: dict[str | None, MemorySearchBlock] = {}
     for prefix, agent_id, raw in scopes:
         if raw is None:
             continue
@@ -321,13 +321,13 @@ def read_config(config: Mapping[str, Any], source: str = "<dict>") -> MemoryLayo
         cleaned = copy.deepcopy(dict(raw)) if isinstance(raw, Mapping) else raw
         if isinstance(cleaned, dict):
             _strip_paths(cleaned)
-        model = validate_block(MemoryTieredSearch, cleaned, prefix, issues)
+        model = validate_block(MemorySearchBlock, cleaned, prefix, issues)
         if model is not None:
             models[agent_id] = model
     if issues:
         raise ConfigError(issues, source=source)
     return MemoryLayoutConfig(
-        defaults=models.get(None, MemoryTieredSearch()),
+        defaults=models.get(None, MemorySearchBlock()),
         agents={k: v for k, v in models.items() if k is not None},
         session_dm_scope=_at(config, "session", "dmScope"),
         bindings_set_dm_scope=any(isinstance(b, Mapping) and isinstance(b.get("session"), Mapping)
@@ -458,7 +458,7 @@ def doctor_fix(config: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
     for prefix, owner in scopes:
         search = _at(owner, "memory", "search")
         if isinstance(search, dict):
-            _drop_unknown(search, MemoryTieredSearch, f"{prefix}memory.search.", removed)
+            _drop_unknown(search, MemorySearchBlock, f"{prefix}memory.search.", removed)
     return out, removed
 
 

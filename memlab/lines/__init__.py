@@ -20,14 +20,15 @@ line is one module holding a :class:`Line` (often ``LINE = v2026_9.LINE.derive(.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from memlab.lines import v2026_7, v2026_9
 from memlab.lines.line import Layout, Line, Step
 
 __all__ = ["DEFAULT_LINE", "Layout", "Line", "Step", "check_line", "detect_line",
-           "detected_line", "get_line", "layout_of", "line_names", "register"]
+           "detected_line", "get_line", "layout_of", "line_names", "register", "registered"]
 
 _LINES: dict[str, Line] = {}
 
@@ -45,6 +46,18 @@ def register(line: Line) -> Line:
                                  f"{line.layout} layout; register one with detected=False")
     _LINES[line.name] = line
     return line
+
+
+@contextmanager
+def registered(line: Line) -> Iterator[Line]:
+    """``line`` registered inside the block only (a made-up line in a test or a notebook)."""
+    if line.name in _LINES:
+        raise ValueError(f"a line named {line.name!r} is already registered")
+    register(line)
+    try:
+        yield line
+    finally:
+        del _LINES[line.name]
 
 
 def line_names() -> tuple[str, ...]:

@@ -54,7 +54,7 @@ import scipy.sparse as sp
 from memlab.annotations import importance_multiplier, project_eligible, project_multiplier
 from memlab.chunking import provider_input_cap
 from memlab.config.errors import ConfigError, ConfigIssue, validate_block
-from memlab.config.memory_layout import ResolvedTieredSearch, read_config
+from memlab.config.memory_layout import ResolvedMemorySearch, read_config
 from memlab.config.options import MemlabOptions
 from memlab.kernels.decay import decay_multipliers
 from memlab.kernels.fusion import fuse_scores
@@ -82,7 +82,7 @@ __all__ = ["TieredSearch"]
 PROVIDER_INPUT_CAP = provider_input_cap()
 
 
-def _memlab_config(raw: Mapping[str, Any], resolved: ResolvedTieredSearch):
+def _memlab_config(raw: Mapping[str, Any], resolved: ResolvedMemorySearch):
     """A memlab config for the embedder: the 2026.9 provider settings in the 2026.7 shape."""
     from memlab.config import load_config
 

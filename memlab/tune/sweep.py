@@ -81,6 +81,7 @@ from memlab.kernels.cut import leg_cut
 from memlab.kernels.fusion import METHODS, fuse_scores, union
 from memlab.kernels.mmr import jaccard_rows, mmr_order
 from memlab.kernels.threshold import eligible, keep_first
+from memlab.lines import detected_line
 from memlab.stages.decay import TemporalDecay, to_epoch_ms
 from memlab.stages.mmr import MMR
 from memlab.tune.chunkings import Truncation, resolve_chunking, truncation
@@ -424,8 +425,10 @@ def _doc_gains(docnos: np.ndarray, doc_of: np.ndarray, grades: Mapping[int, int]
 # ---------------------------------------------------------------------------------------------
 
 
-#: The threshold relaxation of each mode (what :func:`memlab.openclaw.openclaw_pipeline` sets).
-RELAXED = {HYBRID: "keyword", VECTOR: None, KEYWORD: "zero"}
+#: The threshold relaxation of each mode: the recipe's threshold step of the line the stage
+#: pipeline runs (:func:`memlab.openclaw.openclaw_pipeline` reads the same step).
+RELAXED = {code: detected_line("memorySearch").param("threshold", "relaxed")[name]
+           for code, name in enumerate(MODES)}
 
 
 def _query_lists(pool: _Pool, plan: Mapping[str, np.ndarray], idx: np.ndarray

@@ -58,6 +58,7 @@ import pandas as pd
 
 from memlab.config.memory_export import importance_value, is_importance_axis
 from memlab.config.memory_layout import read_config
+from memlab.lines import Line, detect_line
 from memlab.tune.errors import SweepError
 from memlab.tune.models import expand_overrides
 
@@ -174,9 +175,12 @@ class TieredRanker:
     """
 
     def __init__(self, dataset: Any, base: Mapping[str, Any] | None = None, *,
-                 embedder: Any = None, active_projects: Sequence[str] | None = None) -> None:
+                 embedder: Any = None, active_projects: Sequence[str] | None = None,
+                 line: str | Line | None = None) -> None:
         self.dataset = dataset
         self.base = dict(base or {"memory": {"search": {"provider": "local"}}})
+        #: The OpenClaw line ranked (``line``, else the base config's; a tiered-engine line).
+        self.line = detect_line(self.base, line)
         self.embedder = embedder
         self.active_projects = active_projects
         self._groups: dict[str, tuple[Any, list[tuple[Any, dict[str, Any]]]]] = {}
@@ -220,7 +224,7 @@ class TieredRanker:
             emb = self.embedder
             if emb is None:  # the provider the config asks for (its own cache, when on)
                 probe = TieredSearch(self.dataset.workspace, config, index_path=":memory:",
-                                     sync=False)
+                                     sync=False, line=self.line)
                 try:
                     emb = probe.embedder
                 finally:
@@ -249,7 +253,7 @@ class TieredRanker:
                         workspace, {self._entries[k]: v for k, v in importance.items()},
                         Path(tmp) / "workspace")
                 search = TieredSearch(workspace, config, index_path=":memory:",
-                                      embedder=self._embedder(legs, config))
+                                      embedder=self._embedder(legs, config), line=self.line)
                 try:
                     ranked = [(qid, search.rank(str(text), None if pd.isna(now) else now,
                                                 self.active_projects))
