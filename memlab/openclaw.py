@@ -516,12 +516,13 @@ class MemorySearch:
 
     def _pipeline_options(self) -> dict[str, Any]:
         """Extra keyword arguments for :func:`openclaw_pipeline` (subclasses add legs)."""
-        options = self._session_options()
+        options = self.session_options()
         if self.store is not None:
             options["store"] = self.store
         return options
 
-    def _session_options(self) -> dict[str, Any]:
+    def session_options(self) -> dict[str, Any]:
+        """The session settings as :func:`openclaw_pipeline` keyword arguments."""
         return {"session": self.session, "session_tree": self.session_tree,
                 "visibility": self.visibility, "agent_id": self.agent_id}
 

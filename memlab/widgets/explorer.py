@@ -95,9 +95,15 @@ def _pipeline_of(target: Any, max_results: int, dataset: Any) -> tuple[Any, Any,
             corpus = getattr(stage, "corpus", None) or corpus
         return target, corpus, None
     if isinstance(target, MemorySearch):
+        if target.tiered is not None:
+            raise ValueError(
+                f"the Explorer's sliders set the stage pipeline's parameters; line "
+                f"{target.line.name} runs the tiered engine, whose knobs are retired: use "
+                f"MemorySearch.search(), or memlab sweep --profile {target.line.name} for its "
+                "minScore/maxResults/importance axes")
         pipe = openclaw_pipeline(target.corpus, target.config, target.embedder,
                                  max_results=max_results, min_score=0.0,
-                                 **target._session_options())
+                                 **target.session_options())
         return pipe, target.corpus, target
     if dataset is not None:  # a config (dict, path, MemlabConfig) searched over the dataset
         ms = MemorySearch(dataset.workspace, target)
