@@ -28,16 +28,29 @@ import argparse
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
+from importlib import import_module
 from typing import Any
 
-from memlab.cli.demo import add_demo_parser
 from memlab.cli.errors import report_error
-from memlab.cli.eval import add_eval_parser
-from memlab.cli.search import add_search_parsers
-from memlab.cli.shell import add_shell_parser
 from memlab.config import ConfigError
 
-__all__ = ["PROGRESS_VERBS", "SET_VERBS", "build_parser", "main"]
+__all__ = ["PROGRESS_VERBS", "SET_VERBS", "VERBS", "build_parser", "main"]
+
+#: Each verb's module and the function that adds its parser (some add several verbs), in the
+#: order ``memlab --help`` lists them: a command imports only the module of its verb.
+VERBS: dict[str, tuple[str, str]] = {
+    **dict.fromkeys(("search", "index", "status"), ("memlab.cli.search", "add_search_parsers")),
+    "shell": ("memlab.cli.shell", "add_shell_parser"),
+    "eval": ("memlab.cli.eval", "add_eval_parser"),
+    "demo": ("memlab.cli.demo", "add_demo_parser"),
+    "export": ("memlab.cli.export", "add_export_parser"),
+    "sweep": ("memlab.cli.sweep", "add_sweep_parser"),
+    "serve-embeddings": ("memlab.cli.serve_embeddings", "add_serve_parser"),
+    "bench-providers": ("memlab.cli.bench", "add_bench_parser"),
+    "datasets": ("memlab.convert.cli", "add_datasets_parser"),
+    "calibrate": ("memlab.cli.calibrate", "add_calibrate_parser"),
+    "models": ("memlab.cli.models", "add_models_parser"),
+}
 
 #: Verbs that read a config: ``--set`` applies to it (every system of ``eval``, the base of
 #: ``sweep``, the config file of ``export``).
@@ -99,30 +112,16 @@ def _add_shared_options(parser: argparse.ArgumentParser, verb: str) -> None:
                            help="no progress bars (like MEMLAB_PROGRESS=0)")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``memlab`` argument parser with every verb."""
+def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
+    """The ``memlab`` argument parser: every verb, or only ``verb``'s module when it names one
+    (what :func:`main` builds, so a command imports nothing of the other verbs)."""
     parser = argparse.ArgumentParser(
         prog="memlab", description="Research toolkit for agent memory search (OpenClaw parity).")
     parser.add_argument("--version", action=_Version, help="print memlab's version and exit")
     sub = parser.add_subparsers(dest="command", required=True)
-    add_search_parsers(sub)
-    add_shell_parser(sub)
-    add_eval_parser(sub)
-    add_demo_parser(sub)
-    from memlab.cli.export import add_export_parser
-    add_export_parser(sub)
-    from memlab.cli.sweep import add_sweep_parser
-    add_sweep_parser(sub)
-    from memlab.cli.serve_embeddings import add_serve_parser
-    add_serve_parser(sub)
-    from memlab.cli.bench import add_bench_parser
-    add_bench_parser(sub)
-    from memlab.convert.cli import add_datasets_parser
-    add_datasets_parser(sub)
-    from memlab.cli.calibrate import add_calibrate_parser
-    add_calibrate_parser(sub)
-    from memlab.cli.models import add_models_parser
-    add_models_parser(sub)
+    adders = [VERBS[verb]] if verb in VERBS else list(dict.fromkeys(VERBS.values()))
+    for module, adder in adders:
+        getattr(import_module(module), adder)(sub)
     for verb, verb_parser in sub.choices.items():
         _add_shared_options(verb_parser, verb)
     return parser
@@ -181,8 +180,12 @@ def _shared_options(args: argparse.Namespace) -> Iterator[None]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    import sys
+
+    words = list(sys.argv[1:] if argv is None else argv)
+    first = next((w for w in words if not w.startswith("-")), None)
+    parser = build_parser(first if words and words[0] == first else None)
+    args = parser.parse_args(words)
     warnings.formatwarning = lambda msg, cat, *a, **k: f"warning: {msg}\n"
     try:
         with _shared_options(args):
