@@ -114,6 +114,14 @@ METHOD_CODES = {name: code for code, name in enumerate(METHODS)}
 #: The pipeline modes of :func:`memlab.openclaw.openclaw_pipeline`, by code.
 MODES = ("hybrid", "vector", "fts-only")
 HYBRID, VECTOR, KEYWORD = 0, 1, 2
+#: The line whose recipe the vectorised engine evaluates: the stage pipeline's. Its steps after
+#: the legs run here in the recipe's order (:func:`_query_lists`: fusion; :func:`_cut`: decay
+#: with fusion's and decay's stable sorts, MMR, the threshold); a recipe in another order
+#: needs full pipeline runs.
+LINE = detected_line("memorySearch")
+if LINE.stages()[:5] != ("legs", "fusion", "decay", "mmr", "threshold"):  # pragma: no cover
+    raise ImportError(f"the vectorised sweep evaluates legs, fusion, decay, mmr, threshold in "
+                      f"that order; line {LINE.name}'s recipe is {LINE.stages()}")
 LEG_DEPTH = 200
 
 
@@ -288,12 +296,21 @@ def _resolve(cfg: MemlabConfig) -> dict[str, Any]:
         "mode": mode, "k": ms.candidates(max_results),
         "method": METHOD_CODES[cfg.memlab.fusion.method] if hybrid else 0,
         "wv": vw, "wt": tw, "rrf_k": float(cfg.memlab.fusion.rrf_k),
-        "decay": bool(q.hybrid.temporal_decay.enabled) and mode != VECTOR,
+        "decay": _step_on("decay", mode, q.hybrid.temporal_decay.enabled),
         "rule": cfg.memlab.decay_rule, "hl": float(ms.half_life_days()),
-        "mmr": bool(q.hybrid.mmr.enabled) and hybrid,
+        "mmr": _step_on("mmr", mode, q.hybrid.mmr.enabled),
         "lam": float(ms.mmr_lambda()), "min_score": float(q.min_score),
         "max_results": max_results,
     }
+
+
+def _step_on(stage: str, mode: int, enabled: bool) -> bool:
+    """Whether the recipe's ``stage`` step runs for ``mode`` (the modes it applies to) with
+    the config's switch ``enabled`` (or the step's ``always``), as ``openclaw_pipeline``
+    builds it."""
+    step = LINE.step(stage)
+    return (step is not None and MODES[mode] in step.get("modes", ())
+            and (bool(step.get("always")) or bool(enabled)))
 
 
 def _plan(configs: Sequence[MemlabConfig]) -> dict[str, np.ndarray]:
@@ -425,10 +442,9 @@ def _doc_gains(docnos: np.ndarray, doc_of: np.ndarray, grades: Mapping[int, int]
 # ---------------------------------------------------------------------------------------------
 
 
-#: The threshold relaxation of each mode: the recipe's threshold step of the line the stage
-#: pipeline runs (:func:`memlab.openclaw.openclaw_pipeline` reads the same step).
-RELAXED = {code: detected_line("memorySearch").param("threshold", "relaxed")[name]
-           for code, name in enumerate(MODES)}
+#: The threshold relaxation of each mode: the recipe's threshold step (the one
+#: :func:`memlab.openclaw.openclaw_pipeline` reads).
+RELAXED = {code: LINE.param("threshold", "relaxed")[name] for code, name in enumerate(MODES)}
 
 
 def _query_lists(pool: _Pool, plan: Mapping[str, np.ndarray], idx: np.ndarray
