@@ -1,10 +1,18 @@
-"""The shape of memlab's import graph: no cycle, no private name imported across modules, and
+"""The shape of memlab's import graph: no cycle, no private name used across modules, and
 no module importing a higher layer.
 
 The graph is read from the source (``ast``, nothing is imported): every ``import memlab...`` /
 ``from memlab... import ...`` of a module is an edge, wherever it stands (inside a function or
 under ``TYPE_CHECKING`` too: a lazy import still makes the two modules depend on each other).
 ``from memlab.pkg import sub`` where ``sub`` is a submodule is an edge to ``memlab.pkg.sub``.
+
+A private name (``_x``, not a dunder) stays in its module: another module neither imports it
+(``from memlab.b import _x``) nor reaches it as an attribute (``obj._x``, ``mod._x``). With no
+types to go by, attributes are matched by name: ``<expr>._x`` in module A is a problem when a
+module other than A defines a private member ``_x`` (:func:`private_members`) and ``<expr>``
+is not ``self``, ``cls`` or ``super()`` (a class using its own or its bases' members). It is
+one even when A defines an ``_x`` of its own (``self.provider._headers()`` inside a class with
+its own ``_headers``). Private names of other packages (``sys._getframe``) are not checked.
 
 Layers, lowest first (a module may import its own layer and the ones below):
 
@@ -86,11 +94,16 @@ def modules() -> dict[str, Path]:
 
 
 @cache
+def trees() -> dict[str, ast.Module]:
+    return {name: ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            for name, path in modules().items()}
+
+
+@cache
 def edges() -> tuple[Edge, ...]:
     known = modules()
     out: list[Edge] = []
-    for name, path in known.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for name, tree in trees().items():
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and (
                     node.module == "memlab" or node.module.startswith("memlab.")):
@@ -164,11 +177,116 @@ def cycle_problems() -> Iterator[str]:
                + "; ".join(f"{where(e)} imports {e.imported}" for e in inside))
 
 
+def is_private(name: str) -> bool:
+    """``_x`` and ``__x`` (name-mangled) are private; ``__x__`` is not.
+
+    >>> [is_private(n) for n in ("_lock", "__secret", "__init__", "lock")]
+    [True, True, False, False]
+    """
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def private_members(tree: ast.Module) -> set[str]:
+    """The private names a module defines: module-level functions, classes, variables and
+    import aliases; the methods and class attributes of its classes (nested ones too); the
+    attributes its code assigns on ``self`` or ``cls``. Not the locals of functions.
+
+    >>> sorted(private_members(ast.parse(
+    ...     "import os as _os\\n_N = 1\\nclass _C:\\n    _k: int = 0\\n"
+    ...     "    def _m(self):\\n        self._x = _y = 1\\n"
+    ...     "        def _inner(): pass\\n        other._z = 2\\n")))
+    ['_C', '_N', '_k', '_m', '_os', '_x']
+    """
+    out: set[str] = set()
+
+    def scope(body: list[ast.stmt]) -> None:  # a module's or a class's body
+        for node in body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                out.add(node.name)
+                if isinstance(node, ast.ClassDef):
+                    scope(node.body)
+            elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                out.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+            elif isinstance(node, ast.Import | ast.ImportFrom):
+                out.update(a.asname or a.name.split(".")[0] for a in node.names)
+            else:  # if / try / with / for / while at this level
+                for field in ("body", "orelse", "finalbody"):
+                    scope(getattr(node, field, None) or [])
+                for handler in getattr(node, "handlers", None) or []:
+                    scope(handler.body)
+
+    scope(tree.body)
+    out.update(node.attr for node in ast.walk(tree)
+               if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
+               and _is_own(node.value))
+    return {name for name in out if is_private(name)}
+
+
+def _is_own(value: ast.expr) -> bool:
+    """``self``, ``cls`` or ``super()``: the object whose class is being written."""
+    return (isinstance(value, ast.Name) and value.id in ("self", "cls")) or (
+        isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+        and value.func.id == "super")
+
+
+@dataclass(frozen=True)
+class PrivateUse:
+    """``module`` reaches ``name``, a private member of ``owners``, at ``line`` as ``code``."""
+
+    module: str
+    line: int
+    code: str
+    name: str
+    owners: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return (f"{modules()[self.module].relative_to(PACKAGE.parent)}:{self.line}: "
+                f"{self.code} uses private {self.name} of {', '.join(self.owners)}")
+
+
+#: ``(module, private name)`` uses tolerated for now, each with the reason; an entry no longer
+#: needed fails :func:`test_no_private_member_used_across_modules` so that it is deleted.
+ALLOWED_PRIVATE_USES: dict[tuple[str, str], str] = {
+    # being removed: MemorySearch is getting a public way to ask for its session options
+    # (memlab/openclaw.py); delete this entry with that change.
+    ("memlab.widgets.explorer", "_session_options"): "being removed",
+}
+
+
+def private_uses() -> list[PrivateUse]:
+    """Every ``<expr>._x`` where ``_x`` is a private member of another module of memlab."""
+    members = {name: private_members(tree) for name, tree in trees().items()}
+    owners: dict[str, set[str]] = {}
+    for module, names in members.items():
+        for name in names:
+            owners.setdefault(name, set()).add(module)
+    found = []
+    for module, tree in trees().items():
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Attribute) and is_private(node.attr)) or _is_own(
+                    node.value):
+                continue
+            others = owners.get(node.attr, set()) - {module}
+            if others:
+                found.append(PrivateUse(module, node.lineno, ast.unparse(node), node.attr,
+                                        tuple(sorted(others))))
+    return sorted(found, key=lambda u: (u.module, u.line, u.code))
+
+
 def private_problems() -> Iterator[str]:
     for e in edges():
-        private = [n for n in e.names if n.startswith("_") and not n.startswith("__")]
+        private = [n for n in e.names if is_private(n)]
         if private:
             yield f"{where(e)}: imports private {', '.join(private)} from {e.imported}"
+    uses = private_uses()
+    for use in uses:
+        if (use.module, use.name) not in ALLOWED_PRIVATE_USES:
+            yield str(use)
+    used = {(u.module, u.name) for u in uses}
+    for module, name in sorted(set(ALLOWED_PRIVATE_USES) - used):
+        yield (f"ALLOWED_PRIVATE_USES[({module!r}, {name!r})] is no longer needed: "
+               "delete the entry")
 
 
 def layer_problems() -> Iterator[str]:
@@ -218,9 +336,34 @@ def test_no_import_cycle() -> None:
     assert not problems, "\n".join(problems)
 
 
-def test_no_private_name_imported_across_modules() -> None:
+def test_no_private_member_used_across_modules() -> None:
+    """No ``from memlab.b import _x`` and no ``obj._x`` reaching another module's ``_x``."""
     problems = list(private_problems())
     assert not problems, "\n".join(problems)
+
+
+def test_own_and_dunder_members_are_not_private_uses(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """``self._x``, ``cls._x``, ``super()._x``, dunders and names no other module defines
+    are fine; another object's ``_x`` is not, even when the module has an ``_x`` too."""
+    pkg = tmp_path / "memlab"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "b.py").write_text("class B:\n    def __init__(self):\n        self._state = 1\n")
+    (pkg / "a.py").write_text(
+        "import sys\n\nclass A(B):\n    def __init__(self, other):\n"
+        "        self._state = other._state\n        super()._state\n        cls._state\n"
+        "        self.__class__, sys._getframe, other._mine\n"
+        "    def _mine(self):\n        return self\n")
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", pkg)
+    for cached in (modules, trees):
+        cached.cache_clear()
+    try:
+        found = [str(u) for u in private_uses()]
+    finally:
+        for cached in (modules, trees):
+            cached.cache_clear()
+    assert found == ["memlab/a.py:5: other._state uses private _state of memlab.b"]
 
 
 def test_no_module_imports_a_higher_layer() -> None:
@@ -230,6 +373,9 @@ def test_no_module_imports_a_higher_layer() -> None:
 
 @pytest.mark.parametrize("source, problem", [
     ("from memlab.b import _helper\n", "imports private _helper from memlab.b"),
+    ("import memlab.b\n\nmemlab.b._helper\n", "memlab.b._helper uses private _helper of "
+                                                "memlab.b"),
+    ("def f(b):\n    return b.box._state\n", "b.box._state uses private _state of memlab.b"),
     ("def f():\n    from memlab.b import x\n", "import cycle memlab.a <-> memlab.b"),
     ("from memlab.cli.main import main\n", "(layer 0) imports memlab.cli.main (layer 8)"),
 ])
@@ -242,22 +388,24 @@ def test_checks_catch_their_violation(tmp_path: Path, monkeypatch: pytest.Monkey
     (pkg / "cli" / "__init__.py").write_text("")
     (pkg / "cli" / "main.py").write_text("def main():\n    return 0\n")
     (pkg / "a.py").write_text(source)
-    (pkg / "b.py").write_text("import memlab.a\n\nx = 1\n_helper = 2\n")
+    (pkg / "b.py").write_text("import memlab.a\n\nx = 1\n_helper = 2\n\n\nclass B:\n"
+                              "    def __init__(self):\n        self._state = 0\n")
     monkeypatch.setitem(LAYERS, "a", 0)
     monkeypatch.setitem(LAYERS, "b", 0)
     monkeypatch.setattr(sys.modules[__name__], "PACKAGE", pkg)
-    for cached in (modules, edges):
+    monkeypatch.setattr(sys.modules[__name__], "ALLOWED_PRIVATE_USES", {})
+    for cached in (modules, edges, trees):
         cached.cache_clear()
     try:
         found = [*cycle_problems(), *private_problems(), *layer_problems()]
     finally:
-        for cached in (modules, edges):
+        for cached in (modules, edges, trees):
             cached.cache_clear()
     assert any(problem in p for p in found), found
 
 
 if __name__ == "__main__":
     report = [*cycle_problems(), *private_problems(), *layer_problems(), *doc_problems()]
-    print("\n".join(report) if report else "import graph: no cycle, no private import, "
-          "no upward import")
+    print("\n".join(report) if report else "import graph: no cycle, no private use across "
+          "modules, no upward import")
     sys.exit(1 if report else 0)

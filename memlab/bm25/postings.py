@@ -36,8 +36,8 @@ class Postings:
 
     ``presence`` (term × doc, same shape) decides which documents contain a term when its
     stored pattern differs from the weights' (None: the weights' pattern does). Views for the
-    numpy kernel (``indptr`` as a Python list, ``indices`` as ``intp``: numpy's fancy
-    indexing casts int32 indices on every use) are built on its first use only.
+    numpy kernel (:attr:`numpy_views`: ``indptr`` as a Python list, ``indices`` as ``intp``:
+    numpy's fancy indexing casts int32 indices on every use) are built on its first use only.
 
     >>> p = Postings(sp.csr_matrix(np.array([[1.0, 0.0], [0.0, -2.0]])))
     >>> p.n_docs, p.min_weight.tolist()
@@ -72,7 +72,9 @@ class Postings:
         return out
 
     @cached_property
-    def _numpy_views(self) -> tuple[list[int], np.ndarray, list[int], np.ndarray]:
+    def numpy_views(self) -> tuple[list[int], np.ndarray, list[int], np.ndarray]:
+        """The numpy kernel's ``(indptr, indices)`` of the weights, then of the presence
+        pattern (the weights' when :attr:`presence` is None)."""
         w = self.weights
         ptr, idx = w.indptr.tolist(), w.indices.astype(np.intp, copy=False)
         if self.presence is None:

@@ -62,7 +62,7 @@ def rank_numpy(post: Postings, queries: QueryTerms, depth: int | None,
         return []
     if n_docs == 0 or len(queries.terms) == 0:
         return [empty] * n_q
-    w_ptr, w_idx, p_ptr, p_idx = post._numpy_views
+    w_ptr, w_idx, p_ptr, p_idx = post.numpy_views
     w_data = post.weights.data
     minw = post.min_weight.tolist()
     q_ptr, q_idx, q_dat = queries.ptr.tolist(), queries.terms.tolist(), queries.weights.tolist()

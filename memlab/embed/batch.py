@@ -36,8 +36,8 @@ when ``remote.batch.enabled`` is true and the provider has one (openai, gemini, 
 :func:`attach_batch`; :meth:`memlab.embed.http.RemoteEmbedder.embed_documents` asks it first.
 Providers supply the wire shapes: ``batch_api`` (``"openai"``/``"voyage"``/``"gemini"``),
 ``batch_line(custom_id, text)`` and ``batch_create_body(file_id, agent_id)`` (openai/voyage);
-requests carry the provider's own headers (``_headers()``, auth included; the content type is
-dropped for uploads). Every message is scrubbed of the provider's secrets.
+requests carry the provider's own headers (``request_headers()``, auth included; the content
+type is dropped for uploads). Every message is scrubbed of the provider's secrets.
 """
 
 from __future__ import annotations
@@ -312,7 +312,7 @@ class BatchClient:
                     again.attempts = 2
                     raise
         except BatchFailed as exc:
-            message = self.provider._scrub(str(exc))
+            message = self.provider.scrub(str(exc))
             force = bool(re.search(r"asyncBatchEmbedContent not available", message, re.I))
             with self._lock:
                 if self.enabled:
@@ -365,7 +365,7 @@ class BatchClient:
                     future.result()
         rows = [by_id.get(str(i), []) for i in range(len(texts))]
         try:
-            vectors = p._remember_dims(p._vectors(rows, len(texts)))
+            vectors = p.checked_vectors(rows, len(texts))
         except RequestFailed as exc:
             raise BatchFailed(f"{api} batch output: {exc}") from None
         p.texts_embedded += len(texts)
@@ -378,11 +378,11 @@ class BatchClient:
 
     def _pause(self, ms: int) -> None:
         self.polls.append(int(ms))
-        (self.sleep or self.provider._sleep or time.sleep)(ms / 1000.0)
+        (self.sleep or self.provider.sleep)(ms / 1000.0)
 
     def _headers(self, as_json: bool) -> dict[str, str]:
         """``buildBatchHeaders``: the provider's headers; JSON content type, or none."""
-        headers = {k: v for k, v in self.provider._headers().items()
+        headers = {k: v for k, v in self.provider.request_headers().items()
                    if as_json or k.lower() != "content-type"}
         if as_json and not any(k.lower() == "content-type" for k in headers):
             headers["content-type"] = "application/json"
@@ -394,8 +394,8 @@ class BatchClient:
         ``"<prefix>: <status> <scrubbed body excerpt>"``."""
         p = self.provider
         try:  # the providers' bounded exchange: total deadline, size cap, no redirects
-            reply = p._send(method, url, content=content, headers=headers,
-                                timeout=p.batch_timeout)
+            reply = p.send(method, url, content=content, headers=headers,
+                           timeout=p.batch_timeout)
         except RequestFailed as exc:
             status = exc.status
             detail = str(exc).removeprefix(f"HTTP {status}: ") if status else str(exc)
@@ -537,7 +537,7 @@ class BatchClient:
             return extract_error_message([json.loads(ln) for ln in text.split("\n")
                                           if ln.strip()])
         except (BatchFailed, ValueError) as exc:
-            return f"error file unavailable: {p._scrub(str(exc))}"
+            return f"error file unavailable: {p.scrub(str(exc))}"
 
     # -- gemini -----------------------------------------------------------------------------
 
@@ -639,7 +639,7 @@ class BatchClient:
                 return output
             if state in GEMINI_FAILED:
                 msg = (current.get("error") or {}).get("message") or "unknown error"
-                raise BatchFailed(f"gemini batch {batch_name} {state}: {p._scrub(msg)}")
+                raise BatchFailed(f"gemini batch {batch_name} {state}: {p.scrub(msg)}")
             if not s.wait:
                 raise BatchFailed(f"gemini batch {batch_name} still {state}; wait disabled")
             if self._ms() - start > s.timeout_ms:

@@ -155,7 +155,7 @@ class GeminiProvider(RemoteEmbedder):
             data["task_type"] = self.task_type
         return data
 
-    def _headers(self) -> dict[str, str]:
+    def request_headers(self) -> dict[str, str]:
         if self._token:
             auth = {"authorization": f"Bearer {self._token}"}
         else:
@@ -187,7 +187,7 @@ class GeminiProvider(RemoteEmbedder):
 
     def _embed_request(self, texts: list[Any], kind: str, timeout: float) -> Any:
         if kind == "query":
-            payload = self._request_json("POST", self.embed_url, headers=self._headers(),
+            payload = self._request_json("POST", self.embed_url, headers=self.request_headers(),
                                          body=self._request(texts[0], kind, False),
                                          timeout=timeout)
             emb = payload.get("embedding") if isinstance(payload, dict) else None
@@ -195,7 +195,7 @@ class GeminiProvider(RemoteEmbedder):
                 raise malformed("no embedding.values")
             return [emb.get("values")]
         body = {"requests": [self._request(t, kind, True) for t in texts]}
-        payload = self._request_json("POST", self.batch_url, headers=self._headers(),
+        payload = self._request_json("POST", self.batch_url, headers=self.request_headers(),
                                      body=body, timeout=timeout)
         embs = payload.get("embeddings") if isinstance(payload, dict) else None
         if not isinstance(embs, list) or len(embs) != len(texts) or not all(

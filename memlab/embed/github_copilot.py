@@ -105,7 +105,7 @@ class GitHubCopilotProvider(OpenAIShapedEmbedder):
             payload = self._request_json("GET", self.token_url, headers=headers,
                                          timeout=DISCOVERY_TIMEOUT_S)
         except RequestFailed as exc:
-            raise ProviderUnavailable(self._scrub(
+            raise ProviderUnavailable(self.scrub(
                 f"github-copilot embeddings: Copilot token exchange failed at {self.token_url}: "
                 f"{exc}; fix: {self.auth_fix}")) from None
         token = payload.get("token") if isinstance(payload, dict) else None
@@ -130,7 +130,7 @@ class GitHubCopilotProvider(OpenAIShapedEmbedder):
         if self._copilot_token is None or self._expires_at - time.time() <= 300:
             self._exchange()
 
-    def _headers(self) -> dict[str, str]:
+    def request_headers(self) -> dict[str, str]:
         self._ensure_token()
         return {"content-type": "application/json", **IDE_HEADERS, **self._extra_headers,
                 "authorization": f"Bearer {self._copilot_token}"}
@@ -142,9 +142,10 @@ class GitHubCopilotProvider(OpenAIShapedEmbedder):
         self._ensure_token()
         try:
             payload = self._request_json("GET", f"{self.base_url}/models",
-                                         headers=self._headers(), timeout=DISCOVERY_TIMEOUT_S)
+                                         headers=self.request_headers(),
+                                         timeout=DISCOVERY_TIMEOUT_S)
         except RequestFailed as exc:
-            raise ProviderUnavailable(self._scrub(
+            raise ProviderUnavailable(self.scrub(
                 f"github-copilot embeddings: GitHub Copilot model discovery failed at "
                 f"{self.base_url}/models: {exc}; fix: {self.auth_fix}")) from None
         data = payload.get("data") if isinstance(payload, dict) else None
@@ -187,7 +188,7 @@ class GitHubCopilotProvider(OpenAIShapedEmbedder):
         self.resolve()
         payload = self._request_json("POST", self.url, body={"model": self.model,
                                                              "input": texts},
-                                     headers=self._headers(), timeout=timeout)
+                                     headers=self.request_headers(), timeout=timeout)
         data = payload.get("data") if isinstance(payload, dict) else None
         if not isinstance(data, list):
             raise malformed("GitHub Copilot embeddings response missing data[]")

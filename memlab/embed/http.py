@@ -29,6 +29,9 @@ bedrock, github-copilot):
 A provider subclasses :class:`RemoteEmbedder`, calls :meth:`RemoteEmbedder._init_http` from its
 constructor and implements :meth:`RemoteEmbedder._embed_request` (one HTTP exchange for a list
 of texts) with :meth:`RemoteEmbedder._request_json` and :func:`read_vector`.
+:mod:`memlab.embed.batch` drives a provider's batch API through its public side:
+:meth:`RemoteEmbedder.send`, :meth:`~RemoteEmbedder.scrub`, :meth:`~RemoteEmbedder.sleep`,
+:meth:`~RemoteEmbedder.checked_vectors` and the provider's ``request_headers()``.
 """
 
 from __future__ import annotations
@@ -330,16 +333,16 @@ class RemoteEmbedder(EmbeddingProvider):
             self._client = httpx.Client(follow_redirects=False, trust_env=False)
         return self._client
 
-    def _scrub(self, text: str) -> str:
+    def scrub(self, text: str) -> str:
         """``text`` without any secret: this provider's, then every registered one."""
         return _secrets.scrub(self._secrets.scrub(str(text)))
 
     def _excerpt(self, text: str) -> str:
         """A scrubbed, whitespace-collapsed excerpt: scrubbed *first*, then cut."""
-        return " ".join(self._scrub(text).split())[:ERROR_BODY_CHARS]
+        return " ".join(self.scrub(text).split())[:ERROR_BODY_CHARS]
 
-    def _send(self, method: str, url: str, *, content: bytes | None = None,
-                  headers: Mapping[str, str] | None = None, timeout: float) -> Any:
+    def send(self, method: str, url: str, *, content: bytes | None = None,
+             headers: Mapping[str, str] | None = None, timeout: float) -> Any:
         """One bounded HTTP exchange (total deadline ``timeout``, body capped at
         :attr:`max_response_bytes`): a :class:`memlab.embed.fetch.Reply` with a status below
         300; redirects, HTTP errors and transport failures raise :class:`RequestFailed`."""
@@ -360,7 +363,7 @@ class RemoteEmbedder(EmbeddingProvider):
         if 300 <= status < 400:
             target = _secrets.redact_url(reply.headers.get("location", "")) or "nowhere"
             raise RequestFailed(
-                f"HTTP {status} redirect to {self._scrub(target)}; memlab does not follow "
+                f"HTTP {status} redirect to {self.scrub(target)}; memlab does not follow "
                 "redirects (the API key must not be sent to another URL): set "
                 "remote.baseUrl to the final URL", retryable=False, status=status)
         if status >= 400:
@@ -378,7 +381,7 @@ class RemoteEmbedder(EmbeddingProvider):
         """Send one request, return its JSON; failures become :class:`RequestFailed`."""
         if body is not None and content is None:
             content = json.dumps(body).encode("utf-8")
-        reply = self._send(method, url, content=content, headers=headers, timeout=timeout)
+        reply = self.send(method, url, content=content, headers=headers, timeout=timeout)
         try:
             return json.loads(reply.body)
         except (ValueError, RecursionError):
@@ -386,9 +389,14 @@ class RemoteEmbedder(EmbeddingProvider):
 
     # -- the loop ---------------------------------------------------------------------------
 
+    def sleep(self, seconds: float) -> None:
+        """Wait ``seconds`` with the ``sleep`` this provider was given (tests pass a fake),
+        else :func:`time.sleep`; unlike a retry wait, not recorded in ``waits``."""
+        (self._sleep or time.sleep)(seconds)
+
     def _wait(self, seconds: float) -> None:
         self.waits.append(seconds)
-        (self._sleep or time.sleep)(seconds)
+        self.sleep(seconds)
 
     def _with_retries(self, texts: list[str], kind: str) -> np.ndarray:
         """Attempts with backoff (or the server's ``Retry-After``). A query attempt gets
@@ -421,7 +429,7 @@ class RemoteEmbedder(EmbeddingProvider):
                                         f"{delay:.2f}s",
                                         retryable=False, status=exc.status) from None
                 log.warning("%s embeddings: attempt %d/%d failed (%s); retrying in %.2fs",
-                            self.id, attempt, self.max_attempts, self._scrub(str(exc)), delay)
+                            self.id, attempt, self.max_attempts, self.scrub(str(exc)), delay)
                 self._wait(delay)
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -465,10 +473,17 @@ class RemoteEmbedder(EmbeddingProvider):
 
     def _fail(self, exc: RequestFailed, kind: str, n: int) -> ProviderUnavailable:
         what = "a query" if kind == "query" else f"a batch of {n} text(s)"
-        return ProviderUnavailable(self._scrub(
+        return ProviderUnavailable(self.scrub(
             f"{self.id} embeddings failed for {what} at {self.endpoint} (model "
             f"{self.model!r}) after up to {self.max_attempts} attempt(s): {exc}; "
             f"{self._fix_for(exc)}"))
+
+    def checked_vectors(self, rows: Any, n: int) -> np.ndarray:
+        """The vectors of ``n`` texts this provider returned some other way (a batch job's
+        output), checked as an inline reply's are: ``n`` vectors of numbers of one length (else
+        :class:`RequestFailed`), L2-normalised when :attr:`normalize` is set, of the
+        provider's dimension (else :class:`~memlab.embed.base.ProviderUnavailable`)."""
+        return self._remember_dims(self._vectors(rows, n))
 
     def _remember_dims(self, vectors: np.ndarray) -> np.ndarray:
         if vectors.shape[0]:
@@ -553,7 +568,7 @@ class OpenAIShapedEmbedder(RemoteEmbedder):
     """``POST {base_url}/embeddings`` with ``{"model", "input": [...]}`` and bearer auth.
 
     The shared shape of openai, openai-compatible, mistral, deepinfra, lmstudio and voyage.
-    Subclasses may override :meth:`_body` and :meth:`_headers`.
+    Subclasses may override :meth:`_body` and :meth:`request_headers`.
     """
 
     base_url: str = ""
@@ -577,7 +592,8 @@ class OpenAIShapedEmbedder(RemoteEmbedder):
     def _body(self, texts: list[str], kind: str) -> dict[str, Any]:
         return {"model": self.model, "input": texts}
 
-    def _headers(self) -> dict[str, str]:
+    def request_headers(self) -> dict[str, str]:
+        """The headers of every request, auth included (never log them)."""
         headers = {"accept": "application/json", "content-type": "application/json"}
         if self._api_key:
             headers["authorization"] = f"Bearer {self._api_key}"
@@ -586,7 +602,7 @@ class OpenAIShapedEmbedder(RemoteEmbedder):
 
     def _embed_request(self, texts: list[str], kind: str, timeout: float) -> Any:
         payload = self._request_json("POST", self.url, body=self._body(texts, kind),
-                                     headers=self._headers(), timeout=timeout)
+                                     headers=self.request_headers(), timeout=timeout)
         if not isinstance(payload, dict) or not isinstance(payload.get("data"), list):
             raise malformed("no data[]")
         data = payload["data"]

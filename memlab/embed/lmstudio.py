@@ -81,7 +81,7 @@ class LMStudioProvider(OpenAIShapedEmbedder):
     def ensure_loaded(self) -> None:
         """Preload the model (best effort; a failure is logged, not raised)."""
         self._preloaded = True
-        headers = self._headers()
+        headers = self.request_headers()
         try:
             listing = self._request_json("GET", f"{self.server}/api/v1/models",
                                          headers=headers, timeout=PRELOAD_TIMEOUT_S)
@@ -108,7 +108,7 @@ class LMStudioProvider(OpenAIShapedEmbedder):
         except RequestFailed as exc:
             log.warning("lmstudio embeddings warmup failed; continuing without preload "
                         "(base %s, model %s): %s", self.server, self.model,
-                        self._scrub(str(exc)))
+                        self.scrub(str(exc)))
 
     def _embed_request(self, texts: list[str], kind: str, timeout: float) -> Any:
         if self.preload and not self._preloaded:

@@ -74,8 +74,8 @@ class OpenAIProvider(BearerEmbedder):
         host = (urlparse(self.base_url).hostname or "").lower().rstrip(".")
         return host == "api.openai.com"
 
-    def _headers(self) -> dict[str, str]:
-        headers = super()._headers()
+    def request_headers(self) -> dict[str, str]:
+        headers = super().request_headers()
         if self.native:
             headers.update({"originator": "openclaw", "user-agent": "openclaw"})
         return headers

@@ -263,7 +263,7 @@ class FTS5(Stage):
         return state
 
     def _table_state(self, store: IndexStore) -> _TableState:
-        """How the FTS table relates to the chunk table (call with ``store._lock`` held).
+        """How the FTS table relates to the chunk table (call with ``store.lock`` held).
 
         * ``live``: every FTS row has its chunk row, so OpenClaw's ``EXISTS`` filter keeps
           every row and can be left out of the query (same rows, less work);
@@ -385,7 +385,7 @@ class FTS5(Stage):
         True
         """
         store, tokenizer = self._store()
-        with store._lock:
+        with store.lock:
             return self._postings(store, tokenizer, self._table_state(store), True) is not None
 
     def _postings(self, store: IndexStore, tokenizer: str, state: _TableState, now: bool
@@ -504,7 +504,7 @@ class FTS5(Stage):
         if not cleaned:
             return _NO_HITS
         for attempt in range(3):
-            with store._lock:
+            with store.lock:
                 state = self._table_state(store)
                 if attempt == 2:  # the index keeps changing: ids are safe without a snapshot
                     state = state._replace(rowids=None)

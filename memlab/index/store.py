@@ -468,6 +468,13 @@ class IndexStore:
         """The underlying connection (autocommit mode; for inspection and tests)."""
         return self._conn
 
+    @property
+    def lock(self) -> threading.RLock:
+        """The store's re-entrant lock: :meth:`read`, :meth:`write`, :meth:`execute` and
+        :meth:`close` hold it. Hold it to run several statements on :attr:`connection` as one
+        unit that no other thread's statements interleave with."""
+        return self._lock
+
     def execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
         """Run one read-only statement and fetch all rows."""
         with self._lock:

@@ -16,6 +16,7 @@ from memlab.embed.bedrock import BedrockProvider
 from memlab.embed.deepinfra import DeepInfraProvider
 from memlab.embed.gemini import GeminiProvider
 from memlab.embed.github_copilot import GitHubCopilotProvider
+from memlab.embed.http import RequestFailed
 from memlab.embed.lmstudio import LMStudioProvider
 from memlab.embed.mistral import MistralProvider
 from memlab.embed.ollama import OllamaProvider
@@ -66,6 +67,27 @@ def test_openai_request_shape_auth_and_key(fake: FakeServer) -> None:
     assert OpenAIProvider(api_key="k").model == "text-embedding-3-small"
     assert OpenAIProvider(api_key="k", model="openai/text-embedding-3-large").model == \
         "text-embedding-3-large"
+
+
+def test_the_public_side_batch_jobs_use(fake: FakeServer, no_sleep: list[float]) -> None:
+    """What :mod:`memlab.embed.batch` asks of a provider: one bounded exchange, its headers,
+    its scrubber, its sleep (not a retry wait) and its checks of returned vectors."""
+    fake.route = lambda req, n: (200, {"ok": True})
+    p = OpenAIProvider(api_key=SECRET, base_url=fake.url + "/v1", sleep=no_sleep.append)
+    headers = p.request_headers()
+    assert headers["authorization"] == f"Bearer {SECRET}"
+    assert json.loads(p.send("GET", fake.url + "/v1/files", headers=headers, timeout=5).body) \
+        == {"ok": True}
+    assert p.requests == 1
+    assert SECRET not in p.scrub(f"rejected key {SECRET}")
+    p.sleep(0.25)
+    assert no_sleep == [0.25] and p.waits == []
+    assert p.checked_vectors([[1.0, 2.0], [3.0, 4.0]], 2).dtype == np.float32
+    assert p.dims == 2
+    with pytest.raises(RequestFailed, match="expected 2 embedding"):
+        p.checked_vectors([[1.0, 2.0]], 2)
+    with pytest.raises(ProviderUnavailable, match="expected 2"):
+        p.checked_vectors([[1.0, 2.0, 3.0]], 1)
 
 
 @pytest.mark.parametrize("cls,path,default_model", [

@@ -243,7 +243,7 @@ QUERIES = ["deploy key", "vault", "key", "deploy vault backup", "nothing lunch",
 def _forced_ids(leg: FTS5, query: str):
     """``leg``'s hits of ``query`` with chunk ids read from the FTS rows (no rowid map)."""
     store, tokenizer = leg._store()
-    with store._lock:
+    with store.lock:
         state = leg._table_state(store)._replace(rowids=None)
         return leg._keyword_hits(store, tokenizer, query, leg.depth, store.ids_to_docnos(),
                                  state, True)

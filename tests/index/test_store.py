@@ -143,6 +143,28 @@ def test_from_corpus_keeps_docnos_even_with_repeated_ids():
     assert store.execute(f"SELECT COUNT(*) FROM {FTS_TABLE}")[0][0] == 3
 
 
+def test_lock_is_the_one_reads_and_statements_hold():
+    """``lock`` is re-entrant and held by :meth:`IndexStore.read`: another thread cannot take
+    it meanwhile, so statements run under it form one unit."""
+    import threading
+
+    store = IndexStore.from_corpus(Corpus.from_texts(["alpha", "beta"]))
+    taken: list[bool] = []
+
+    def try_lock() -> None:
+        taken.append(store.lock.acquire(blocking=False))
+
+    with store.read():
+        with store.lock:  # re-entrant
+            assert store.execute(f"SELECT COUNT(*) FROM {FTS_TABLE}")[0][0] == 2
+        worker = threading.Thread(target=try_lock)
+        worker.start()
+        worker.join()
+    assert taken == [False]
+    assert store.lock.acquire(blocking=False)
+    store.lock.release()
+
+
 def test_default_index_path(tmp_path, monkeypatch):
     monkeypatch.setenv("MEMLAB_CACHE_DIR", str(tmp_path / "cache"))
     ws = tmp_path / "ws"
