@@ -247,11 +247,7 @@ class PrivateUse:
 
 #: ``(module, private name)`` uses tolerated for now, each with the reason; an entry no longer
 #: needed fails :func:`test_no_private_member_used_across_modules` so that it is deleted.
-ALLOWED_PRIVATE_USES: dict[tuple[str, str], str] = {
-    # being removed: MemorySearch is getting a public way to ask for its session options
-    # (memlab/openclaw.py); delete this entry with that change.
-    ("memlab.widgets.explorer", "_session_options"): "being removed",
-}
+ALLOWED_PRIVATE_USES: dict[tuple[str, str], str] = {}
 
 
 def private_uses() -> list[PrivateUse]:
