@@ -25,6 +25,8 @@ from memlab.frames import Query, QueryHits, as_queries, build_hits
 from memlab.kernels.unit import unit_row, unit_rows
 from memlab.pipeline import Stage
 
+__all__ = ["VectorSearch"]
+
 _EMPTY = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64))
 #: Rows normalised (and added to FAISS) per step: bounds the float64 temporaries.
 _BLOCK = 65_536
