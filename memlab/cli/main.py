@@ -172,6 +172,12 @@ def _shared_options(args: argparse.Namespace) -> Iterator[None]:
         overrides = getattr(args, "set", None)
         if overrides and args.command in _RAW_CONFIG_VERBS:
             args.config = _overridden_config(args)
+        elif args.command in _RAW_CONFIG_VERBS and isinstance(args.config, str):
+            from memlab.config.json5io import ConfigTree, read_source
+
+            raw, name = read_source(args.config)  # once: dispatch, agent and load reuse it
+            if isinstance(raw, dict):
+                args.config = ConfigTree(raw, name)
         elif overrides:
             from memlab.config.overrides import active_overrides
 

@@ -79,7 +79,25 @@ def _parse_text(text: str, source: str) -> Any:
         raise ConfigError(f"JSON5 syntax error: {msg}", source=source) from None
 
 
+class ConfigTree(dict):
+    """A config already read from ``source`` (its file name, or ``<string>``): given to
+    :func:`read_source` (so to ``load_config`` and every reader), it is a copy named after where
+    it came from, so a command reads its ``--config`` once and every error still names the
+    file.
+
+    >>> tree = ConfigTree({"memorySearch": {"provider": "none"}}, "my.json5")
+    >>> read_source(tree)
+    ({'memorySearch': {'provider': 'none'}}, 'my.json5')
+    """
+
+    def __init__(self, tree: Mapping[str, Any], source: str) -> None:
+        super().__init__(tree)
+        self.source = source
+
+
 def read_source(source: str | Path | Mapping[str, Any]) -> tuple[Any, str]:
+    if isinstance(source, ConfigTree):
+        return plain_copy(source), source.source
     if isinstance(source, Mapping):
         return plain_copy(source), "<dict>"
     if isinstance(source, Path):
