@@ -27,7 +27,7 @@ Node comparison test pins.
 
 Extglobs (``@(a|b)``, ``!(a)``, ``+(..)``, ``?(..)``, ``*(..)``) and POSIX classes
 (``[[:alpha:]]``) are not reproduced: :func:`compile_glob` raises :class:`ValueError` naming
-the pattern rather than match differently from Node. ``tests/profiles/
+the pattern rather than match differently from Node. ``tests/tiered/
 test_extra_path_patterns.py`` checks every rule against Node 24's ``path.posix.matchesGlob``.
 
 >>> matches_glob("api/v1/users.md", "api/**")
