@@ -17,6 +17,7 @@ from memlab.config.overrides import apply_active_overrides, current_overrides
 from memlab.config.providers import custom_provider_issue
 from memlab.config.schema import MemorySearchConfig
 from memlab.config.types import DEFAULT_AGENT_ID
+from memlab.lines import detect_line
 from memlab.text.js import js_trim
 
 #: memlab's configuration when none is given: OpenClaw's defaults, but the embedded local
@@ -142,6 +143,7 @@ def load_config(source: str | Path | Mapping[str, Any] | MemlabConfig | None = N
     raw, name = apply_active_overrides(*read_source(source))  # --set (memlab.config.overrides)
     if not isinstance(raw, dict):
         raise ConfigError(f"the config must be an object, got {show_value(raw)}", source=name)
+    _check_stage_line(raw, name)
 
     issues: list[ConfigIssue] = []
     keys = set(raw)
@@ -182,6 +184,25 @@ def load_config(source: str | Path | Mapping[str, Any] | MemlabConfig | None = N
     if issues or memory_search is None or memlab is None:
         raise ConfigError(issues, source=name)
     return MemlabConfig(memory_search=memory_search, memlab=memlab, model_providers=providers)
+
+
+def _check_stage_line(raw: dict[str, Any], name: str) -> None:
+    """A config for a line the stage pipeline does not run (``memory.search``, or
+    ``memlab.profile`` naming such a line) is an error here, never silently read as the
+    ``agents.defaults.memorySearch`` defaults."""
+    try:
+        line = detect_line(raw)
+    except ValueError:  # an unknown memlab.profile: the memlab options' schema names it
+        return
+    if line.engine == "stages":
+        return
+    key = "memlab.profile" if (raw.get("memlab") or {}).get("profile") else line.config_key
+    raise ConfigError([ConfigIssue(key, (
+        f"this config is for OpenClaw {line.name} ({line.config_key}), which memlab runs "
+        f"with its own search, not this {detect_line(None).config_key} pipeline: use "
+        f"MemorySearch(workspace, config) or the CLI (it picks the line: --profile "
+        f"{line.name}); memlab export --schema {line.name} converts a tuned pipeline config"))],
+        source=name)
 
 
 def _model_providers(raw: dict[str, Any], issues: list[ConfigIssue]) -> dict[str, Any]:
