@@ -212,9 +212,9 @@ def collection_figures(body: str, names: list[str]) -> str:
 
 
 def gate_figure() -> str:
-    """The ``quality-gate`` block: :func:`memlab.eval.quality_gate.quality_gate` on the sample
+    """The ``quality-gate`` block: :func:`memlab.tune.gate.quality_gate` on the sample
     (5-fold CV; the overall, per-fold and per-tag tables and the verdict)."""
-    from memlab.eval.quality_gate import quality_gate
+    from memlab.tune.gate import quality_gate
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -8,10 +8,10 @@ defaults; then the out-of-fold table of both (issue 19, "How it is checked").
                                           [--n-resamples 10000] [--tol 1e-6] [--cache DIR]
                                           [--json FILE] [-v]
 
-1. The gate (:func:`memlab.eval.quality_gate.quality_gate`, its grid and models, k-fold CV on
+1. The gate (:func:`memlab.tune.gate.quality_gate`, its grid and models, k-fold CV on
    the dataset) runs in this process on a :class:`memlab.tune.sweep.SweepEngine` kept open;
-   :func:`memlab.eval.quality_gate.fold_configs` gives each fold's chosen config (model +
-   knobs, at :data:`~memlab.eval.quality_gate.EVAL_BUDGET`: 10 results, ``minScore`` 0), its
+   :func:`memlab.tune.gate.fold_configs` gives each fold's chosen config (model +
+   knobs, at :data:`~memlab.tune.gate.EVAL_BUDGET`: 10 results, ``minScore`` 0), its
    held-out queries and memlab's per-query nDCG@10 there.
 2. Per distinct config (folds that chose the same config share one OpenClaw run; the defaults,
    ``DEFAULT_BASELINE`` + ``EVAL_BUDGET``, run on every judged query):
@@ -35,7 +35,7 @@ defaults; then the out-of-fold table of both (issue 19, "How it is checked").
    the gate's (memlab's own consistency).
 4. Prints per fold and per variant memlab's and OpenClaw's values, and the out-of-fold table:
    memlab tuned / OpenClaw tuned / memlab defaults / OpenClaw defaults, the gain and its
-   randomization p-value (:func:`memlab.eval.quality_gate.gain_tests`, the gate's tests,
+   randomization p-value (:func:`memlab.tune.gate.gain_tests`, the gate's tests,
    Holm-corrected over the variants run: with ``--variants both``, the default, exactly the
    gate's p).
 
@@ -206,7 +206,7 @@ def check(args: argparse.Namespace, install: Any) -> tuple[list[QueryCheck], lis
     """Steps 1-3 of the module docstring; returns the per-query checks, the OpenClaw runs and
     the gate (with its engine's queries)."""
     from memlab.config import load_config
-    from memlab.eval.quality_gate import DEFAULT_BASELINE, EVAL_BUDGET, fold_configs, quality_gate
+    from memlab.tune.gate import DEFAULT_BASELINE, EVAL_BUDGET, fold_configs, quality_gate
     from memlab.tune.sweep import SweepEngine
 
     variants = VARIANT_SETS[args.variants]
@@ -342,7 +342,7 @@ def _run_group(args: argparse.Namespace, install: Any, engine: Any, g: dict[str,
 
 def tables(checks: list[QueryCheck], info: dict[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The per-fold table and the out-of-fold table (step 4)."""
-    from memlab.eval.quality_gate import gain_tests
+    from memlab.tune.gate import gain_tests
 
     gate = info["gate"]
     frame = pd.DataFrame([asdict(c) for c in checks])

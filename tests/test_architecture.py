@@ -26,9 +26,10 @@ Layers, lowest first (a module may import its own layer and the ones below):
 3. ``embed``, ``index``;
 4. ``stages``;
 5. ``openclaw``, ``indexed_search``, ``tiered`` (whole searches);
-6. ``eval``, ``tune``, ``convert``, ``mine``;
-7. ``plots``, ``widgets``;
-8. ``cli``.
+6. ``eval`` (metrics, datasets, experiments, stats), ``convert``, ``mine``;
+7. ``tune`` (sweeps, tuning, the quality gate; above the evaluation it runs);
+8. ``plots``, ``widgets``;
+9. ``cli``.
 
 ``docs/architecture.md`` shows the same table; :func:`doc_problems` checks that it does.
 
@@ -62,9 +63,10 @@ LAYERS: dict[str, int] = {
     **dict.fromkeys(("embed", "index"), 3),
     "stages": 4,
     **dict.fromkeys(("openclaw", "indexed_search", "tiered"), 5),
-    **dict.fromkeys(("eval", "tune", "convert", "mine"), 6),
-    **dict.fromkeys(("plots", "widgets"), 7),
-    "cli": 8,
+    **dict.fromkeys(("eval", "convert", "mine"), 6),
+    "tune": 7,
+    **dict.fromkeys(("plots", "widgets"), 8),
+    "cli": 9,
 }
 
 
@@ -373,7 +375,7 @@ def test_no_module_imports_a_higher_layer() -> None:
                                                 "memlab.b"),
     ("def f(b):\n    return b.box._state\n", "b.box._state uses private _state of memlab.b"),
     ("def f():\n    from memlab.b import x\n", "import cycle memlab.a <-> memlab.b"),
-    ("from memlab.cli.main import main\n", "(layer 0) imports memlab.cli.main (layer 8)"),
+    ("from memlab.cli.main import main\n", "(layer 0) imports memlab.cli.main (layer 9)"),
 ])
 def test_checks_catch_their_violation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                       source: str, problem: str) -> None:

@@ -148,6 +148,7 @@ def _upgrade(args: argparse.Namespace) -> int:
     """``--profile 2026.7 --profile 2026.9``: the upgrade report (memlab.eval.upgrade)."""
     from memlab.eval.datasets import load_dataset
     from memlab.eval.upgrade import upgrade_report
+    from memlab.tune.sweep import sweep  # the upgrade report's tuning of the retired knobs
 
     if sorted(set(args.profile)) != ["2026.7", "2026.9"] or len(args.config or []) > 1:
         print("memlab: error: --profile gives the upgrade report: pass --profile 2026.7 "
@@ -156,7 +157,8 @@ def _upgrade(args: argparse.Namespace) -> int:
         return 2
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
     report = upgrade_report(load_dataset(args.dataset), (args.config or ["hybrid"])[0],
-                            metrics=metrics, depth=args.depth, tune=not args.no_tune,
+                            metrics=metrics, depth=args.depth,
+                            tune=None if args.no_tune else sweep,
                             n_resamples=args.resamples, production=args.production)
     text = report.to_markdown()
     print(text)

@@ -35,36 +35,24 @@ def parse_metric(spec: str) -> tuple[str, int]:
 
 
 def metric_value(spec: str, gains: np.ndarray, ideal: np.ndarray) -> float:
-    """One metric for one query: ``gains`` in rank order, ``ideal`` = judged grades."""
-    name, k = parse_metric(spec)
-    top = np.asarray(gains[:k], dtype=np.float64)
-    n_rel = int(np.count_nonzero(ideal))
-    if n_rel == 0:
+    """One metric for one query: ``gains`` in rank order, ``ideal`` = judged grades.
+
+    :func:`metric_arrays` of a single query (the one implementation of the metrics); raises
+    ``ValueError`` for a query without a nonzero judged grade (where that gives NaN)."""
+    gains = np.asarray(gains, dtype=np.float64)
+    ideal = np.asarray(ideal, dtype=np.float64)
+    value = metric_arrays([spec], 1, np.zeros(len(gains), dtype=np.int64), gains,
+                          np.zeros(len(ideal), dtype=np.int64), ideal)[spec][0]
+    if np.isnan(value):
         raise ValueError("metric undefined for a query without relevant judgments")
-    rel = top > 0
-    if name == "ndcg":
-        disc = 1.0 / np.log2(np.arange(2, len(top) + 2))
-        ideal_top = np.sort(np.asarray(ideal, dtype=np.float64))[::-1][:k]
-        idcg = float(np.sum(ideal_top / np.log2(np.arange(2, len(ideal_top) + 2))))
-        return float(np.sum(top * disc)) / idcg
-    if name == "recall":
-        return float(rel.sum()) / n_rel
-    if name == "mrr":
-        hit = np.flatnonzero(rel)
-        return 1.0 / (hit[0] + 1) if len(hit) else 0.0
-    if name == "map":
-        hit = np.flatnonzero(rel)
-        return float(np.sum(np.arange(1, len(hit) + 1) / (hit + 1))) / n_rel
-    if name == "p":
-        return float(rel.sum()) / k
-    if name == "recall_all":
-        return float(rel.sum() >= n_rel)
-    return float(rel.any())  # success, recall_any
+    return float(value)
 
 
 def metric_arrays(metrics: Sequence[str], n_queries: int, qrow: np.ndarray, gains: np.ndarray,
                   ideal_qrow: np.ndarray, ideal: np.ndarray) -> dict[str, np.ndarray]:
-    """:func:`metric_value` for many queries at once, as array operations.
+    """The metrics of many queries at once, as array operations (the one implementation of
+    the metrics: :func:`metric_value` is this for one query, :func:`memlab.eval.experiment
+    .evaluate` calls it for a run, the sweep for each query's distinct ranked lists).
 
     ``qrow[i]`` is the query (``0 .. n_queries - 1``) of the ``i``-th ranked gain
     ``gains[i]``; each query's gains appear in rank order (not necessarily contiguously).
@@ -72,9 +60,8 @@ def metric_arrays(metrics: Sequence[str], n_queries: int, qrow: np.ndarray, gain
     metric spec, an array of ``n_queries`` values: NaN for queries without a nonzero judged
     grade (where :func:`metric_value` raises), 0 for judged queries without gains.
 
-    The values equal :func:`metric_value`'s up to the order of floating-point additions:
-    sums here run rank by rank, as trec_eval's do (``np.sum`` in :func:`metric_value`
-    adds pairwise), so the results agree with trec_eval to the last bit or two.
+    Sums run rank by rank, as trec_eval's do, so the results agree with trec_eval to the
+    last bit or two.
 
     Hand-written because no array library computes trec_eval's measures over a ragged
     (query, rank) layout; pytrec_eval/ranx take nested dicts, whose construction alone costs

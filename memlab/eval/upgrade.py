@@ -8,8 +8,9 @@
   (:class:`memlab.tiered.search.TieredSearch` with the ``memory.search`` block
   2026.9 keeps of it, :func:`memlab.config.memory_export.memory_block`; the retired knobs
   fall back to 2026.9's fixed behaviour),
-* optionally the best 2026.7 configuration over the retired knobs (a sweep,
-  :func:`memlab.tune.sweep.sweep`, over :data:`RETIRED_GRID`; in-sample, so optimistic),
+* optionally the best 2026.7 configuration over the retired knobs (a sweep over
+  :data:`RETIRED_GRID` passed in as ``tune``, e.g. :func:`memlab.tune.sweep.sweep` as
+  ``memlab eval`` passes it; in-sample, so optimistic),
 
 and reports (:class:`UpgradeReport`): the comparison 2026.7 vs 2026.9 with paired tests
 (:func:`memlab.eval.judged.compare_runs`), per-tag deltas with randomization p-values
@@ -35,7 +36,7 @@ applied on top.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -432,15 +433,21 @@ def _tag_deltas(comparison: Any, queries: pd.DataFrame, n_resamples: int) -> pd.
 
 def upgrade_report(dataset: Any, config: Any = "hybrid", *,
                    metrics: Sequence[str] = ("ndcg@10", "recall@10", "mrr@10"),
-                   depth: int = 10, tune: bool = True, grid: Mapping[str, Any] | None = None,
-                   n_resamples: int = 10_000, production: bool = False,
+                   depth: int = 10, tune: Callable[..., pd.DataFrame] | None = None,
+                   grid: Mapping[str, Any] | None = None, n_resamples: int = 10_000,
+                   production: bool = False,
                    overrides: Iterable[Override] | None = None) -> UpgradeReport:
     """The upgrade report of ``config`` (a built-in system name, a config file, a mapping or a
     :class:`MemlabConfig`; its 2026.7 form) on a memory ``dataset`` (module docstring).
-    ``tune``: also sweep the retired knobs (``grid``, default :data:`RETIRED_GRID`) and cost
-    them. ``production``: rank with each config's own ``maxResults``/``minScore`` instead of
+    ``tune``: a sweep (``tune(dataset, grid, base_config, metrics=[metric])`` -> a results
+    frame, as :func:`memlab.tune.sweep.sweep`) to also tune the retired knobs with (``grid``,
+    default :data:`RETIRED_GRID`) and cost them; ``None`` (or ``False``): no tuning.
+    ``production``: rank with each config's own ``maxResults``/``minScore`` instead of
     ``depth`` and 0. ``overrides``: ``--set`` overrides (default: the active ones), split over
     the two runs by :func:`split_overrides`."""
+    if tune is True:
+        raise TypeError("tune= takes the sweep to tune the retired knobs with (e.g. "
+                        "memlab.tune.sweep.sweep), not True")
     overrides = list(current_overrides() if overrides is None else overrides)
     split = split_overrides(config, overrides, production=production)
     with active_overrides(()):  # each run gets its own share, applied once, below
@@ -453,7 +460,8 @@ def upgrade_report(dataset: Any, config: Any = "hybrid", *,
 
 
 def _upgrade_report(dataset: Any, config: Any, split: ProfileOverrides, *,
-                    metrics: Sequence[str], depth: int, tune: bool,
+                    metrics: Sequence[str], depth: int,
+                    tune: Callable[..., pd.DataFrame] | None,
                     grid: Mapping[str, Any] | None, n_resamples: int,
                     production: bool) -> UpgradeReport:
     from memlab.eval.judged import compare_runs
@@ -494,11 +502,10 @@ def _upgrade_report(dataset: Any, config: Any, split: ProfileOverrides, *,
     retired, tuned = None, None
     if tune:
         from memlab.config.results import overrides_from_results
-        from memlab.tune.sweep import sweep
 
         sweep_base = (cfg if production else
                       cfg.with_overrides({"query.maxResults": depth, "query.minScore": 0.0}))
-        results = sweep(dataset, dict(grid or RETIRED_GRID), sweep_base, metrics=[first])
+        results = tune(dataset, dict(grid or RETIRED_GRID), sweep_base, metrics=[first])
         tuned, _ = overrides_from_results(results, metric=first)
         tuned_hits = run_system(dataset, cfg.with_overrides(tuned), depth=depth,
                                 production=production, embedders=embedders)

@@ -4,6 +4,8 @@
   hybrid, vector-only and keyword-only modes, on memory datasets and BEIR collections;
 * :mod:`memlab.tune.ablation`: :func:`ablation`, each stage switched off, paired tests;
 * :mod:`memlab.tune.optimize`: :func:`tune`, grid or Optuna TPE inside k-fold CV;
+* :mod:`memlab.tune.gate`: :func:`~memlab.tune.gate.quality_gate`, the best exportable
+  configuration per fold against OpenClaw's defaults;
 * :mod:`memlab.tune.backend`: joblib locally, dask.distributed on ``dask[:ADDRESS]``, for the
   grid and for corpus embedding (:func:`embed_corpus`);
 * :mod:`memlab.cli.sweep`: ``memlab sweep``.

@@ -11,7 +11,7 @@ in-sample and out-of-sample shows how much the search overfits a small query set
 The returned configuration is the search's choice on all queries; its reported score is the
 cross-validated out-of-sample estimate (:attr:`TuneResult.out_of_fold` keeps each judged
 query's held-out value). ``accept`` restricts the choice (e.g. to configurations
-:func:`memlab.config.export_config` can write, as :mod:`memlab.eval.quality_gate` does): the
+:func:`memlab.config.export_config` can write, as :mod:`memlab.tune.gate` does): the
 grid search takes the best accepted point per fold, Optuna prunes the rejected trials.
 
 The grid may carry the model pseudo-axis ``embedding`` (provider specs,

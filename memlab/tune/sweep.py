@@ -41,11 +41,12 @@ Keyword-only configurations search the corpus chunked without a provider (as
 ``openclaw_pipeline`` does); the vector leg is computed once per provider and shared by the
 hybrid and vector-only configurations.
 
-Metrics are computed with :func:`memlab.eval.metrics.metric_value` on gains from
+Metrics are computed with :func:`memlab.eval.metrics.metric_arrays` on gains from
 :mod:`memlab.kernels.gains`, as :func:`memlab.eval.relevance.span_gains` (memory datasets) and
-:func:`memlab.eval.relevance.doc_gains` (BEIR collections) compute them, memoised per ranked
-list (many configurations return the same list for a query). A result row equals a full
-:func:`memlab.openclaw.openclaw_pipeline` run of that configuration (``tests/tune``).
+:func:`memlab.eval.relevance.doc_gains` (BEIR collections) compute them, once per distinct
+ranked list of a query (many configurations return the same list for a query). A result row
+equals a full :func:`memlab.openclaw.openclaw_pipeline` run of that configuration
+(``tests/tune``).
 
 The corpus is embedded once, through the embedding cache, in shards run on the chosen
 backend (:func:`memlab.tune.backend.embed_corpus`); the grid never re-embeds. Each chunking
@@ -74,7 +75,7 @@ import numpy as np
 import pandas as pd
 
 from memlab.config import ConfigError, ConfigIssue, MemlabConfig, load_config
-from memlab.eval.metrics import metric_value, parse_metric
+from memlab.eval.metrics import metric_arrays, parse_metric
 from memlab.frames import QueryHits
 from memlab.kernels import gains as gains_kernel
 from memlab.kernels.cut import leg_cut
@@ -504,13 +505,20 @@ def _cut(pool: _Pool, plan: Mapping[str, np.ndarray], idx: np.ndarray, fused: np
 def _evaluate_queries(queries: list[_Query], plan: Mapping[str, np.ndarray],
                       metrics: Sequence[str], keep_hits: bool = False
                       ) -> tuple[np.ndarray, list[list[tuple[np.ndarray, np.ndarray]]] | None]:
-    """Metrics (Q x C x M; NaN for unjudged queries) of every configuration of ``plan``."""
+    """Metrics (Q x C x M; NaN for unjudged queries) of every configuration of ``plan``.
+
+    Each judged query's distinct ranked lists get their gains once; the metrics of all of
+    them come from one :func:`memlab.eval.metrics.metric_arrays` call (a list is a query
+    there, with its query's judged grades)."""
     n_cfg = len(plan["k"])
     out = np.full((len(queries), n_cfg, len(metrics)), np.nan)
     hits: list[list[tuple[np.ndarray, np.ndarray]]] | None = [] if keep_hits else None
     ks = plan["k"]
+    list_of = np.full((len(queries), n_cfg), -1, dtype=np.int64)  # each result's list
+    list_gains: list[np.ndarray] = []
+    list_ideal: list[np.ndarray] = []
     for qi, q in enumerate(queries):
-        memo: dict[bytes, np.ndarray] = {}
+        memo: dict[bytes, int] = {}
         per_cfg: list[tuple[np.ndarray, np.ndarray]] = [None] * n_cfg  # type: ignore[list-item]
         for k in np.unique(ks):
             idx = np.flatnonzero(ks == k)
@@ -524,14 +532,22 @@ def _evaluate_queries(queries: list[_Query], plan: Mapping[str, np.ndarray],
                 if not q.judged:
                     continue
                 key = docnos.tobytes()
-                vals = memo.get(key)
-                if vals is None:
-                    gains = q.gains(docnos)
-                    vals = np.array([metric_value(m, gains, q.ideal) for m in metrics])
-                    memo[key] = vals
-                out[qi, j] = vals
+                at = memo.get(key)
+                if at is None:
+                    at = memo[key] = len(list_gains)
+                    list_gains.append(q.gains(docnos))
+                    list_ideal.append(q.ideal)
+                list_of[qi, j] = at
         if hits is not None:
             hits.append(per_cfg)
+    if list_gains:
+        lists = np.arange(len(list_gains))
+        values = metric_arrays(
+            metrics, len(list_gains), np.repeat(lists, [len(g) for g in list_gains]),
+            np.concatenate(list_gains), np.repeat(lists, [len(i) for i in list_ideal]),
+            np.concatenate(list_ideal))
+        done = list_of >= 0
+        out[done] = np.column_stack([values[m] for m in metrics])[list_of[done]]
     return out, hits
 
 

@@ -1,18 +1,48 @@
 """The vectorised ``evaluate`` / ``metric_arrays`` equal the per-query reference (the
-implementation they replaced, kept here) on random runs with every awkward case: chunk hits of
-the same document, unsorted hits, equal ranks, duplicate and negative judgments, queries judged
-only non-relevant, integer qids, queries without hits or judgments, empty inputs."""
+implementation they replaced, kept here: the pandas gains of :mod:`memlab.eval.relevance` and
+:func:`_per_query_metric`, the metrics spelled one query at a time) on random runs with every
+awkward case: chunk hits of the same document, unsorted hits, equal ranks, duplicate and
+negative judgments, queries judged only non-relevant, integer qids, queries without hits or
+judgments, empty inputs."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from memlab.eval import evaluate, metric_value
-from memlab.eval.metrics import metric_arrays
+from memlab.eval.metrics import metric_arrays, parse_metric
 from memlab.eval.relevance import doc_gains, doc_ideal, ideal_gains, span_gains
 
 METRICS = ["ndcg@1", "ndcg@5", "ndcg@100", "recall@3", "recall@50", "mrr@2", "mrr@100",
            "map@4", "map@100", "p@1", "p@10", "success@3"]
+
+
+def _per_query_metric(spec, gains, ideal):
+    """One metric of one query spelled directly from its definition (trec_eval's), the
+    reference ``metric_arrays`` is checked against (memlab's ``metric_value`` is derived from
+    ``metric_arrays``)."""
+    name, k = parse_metric(spec)
+    top = np.asarray(gains[:k], dtype=np.float64)
+    n_rel = int(np.count_nonzero(ideal))
+    rel = top > 0
+    if name == "ndcg":
+        disc = 1.0 / np.log2(np.arange(2, len(top) + 2))
+        ideal_top = np.sort(np.asarray(ideal, dtype=np.float64))[::-1][:k]
+        idcg = float(np.sum(ideal_top / np.log2(np.arange(2, len(ideal_top) + 2))))
+        return float(np.sum(top * disc)) / idcg
+    if name == "recall":
+        return float(rel.sum()) / n_rel
+    if name == "mrr":
+        hit = np.flatnonzero(rel)
+        return 1.0 / (hit[0] + 1) if len(hit) else 0.0
+    if name == "map":
+        hit = np.flatnonzero(rel)
+        return float(np.sum(np.arange(1, len(hit) + 1) / (hit + 1))) / n_rel
+    if name == "p":
+        return float(rel.sum()) / k
+    if name == "recall_all":
+        return float(rel.sum() >= n_rel)
+    return float(rel.any())  # success, recall_any
 
 
 def _reference(hits, qrels, metrics, queries=None, level="span"):
@@ -42,8 +72,8 @@ def _reference(hits, qrels, metrics, queries=None, level="span"):
         judged = grades is not None and bool(np.count_nonzero(grades))
         row = {"qid": qid, "judged": judged, "top_score": float(top.get(qid, np.nan))}
         for m in metrics:
-            row[m] = (metric_value(m, by_q.get(qid, np.zeros(0, dtype=np.int64)), grades)
-                      if judged else np.nan)
+            row[m] = (_per_query_metric(m, by_q.get(qid, np.zeros(0, dtype=np.int64)),
+                                        grades) if judged else np.nan)
         rows.append(row)
     table = pd.DataFrame(rows, columns=["qid", "judged", "top_score", *metrics])
     table["judged"] = table["judged"].astype(bool)
@@ -139,7 +169,7 @@ def test_span_level_equals_reference(seed):
     _assert_same(evaluate(hits, qrels, METRICS), _reference(hits, qrels, METRICS))
 
 
-def test_metric_arrays_equal_metric_value():
+def test_metric_arrays_and_metric_value_equal_the_per_query_definition():
     rng = np.random.default_rng(5)
     qrow, gains, iq, ideal = [], [], [], []
     for q in range(60):
@@ -158,6 +188,9 @@ def test_metric_arrays_equal_metric_value():
         for m in METRICS:
             if not np.count_nonzero(grades):
                 assert np.isnan(vals[m][q])
+                with pytest.raises(ValueError, match="without relevant judgments"):
+                    metric_value(m, gains[qrow == q], grades)
             else:
-                assert vals[m][q] == pytest.approx(metric_value(m, gains[qrow == q], grades),
-                                                   rel=1e-12, abs=1e-15)
+                assert vals[m][q] == pytest.approx(
+                    _per_query_metric(m, gains[qrow == q], grades), rel=1e-12, abs=1e-15)
+                assert metric_value(m, gains[qrow == q], grades) == vals[m][q]

@@ -7,6 +7,7 @@ import pytest
 
 from memlab.config import load_config
 from memlab.eval.upgrade import config_after_upgrade, run_profile_2026_9, upgrade_report
+from memlab.tune.sweep import sweep
 from tests.upgrade_dataset import write_dataset
 
 
@@ -32,6 +33,7 @@ def test_profile_run_reads_user_md(dataset):
 
 def test_report_per_tag_top1_and_retired_knob_cost(dataset):
     report = upgrade_report(dataset, "keyword", metrics=["ndcg@10", "mrr@10"], n_resamples=200,
+                            tune=sweep,
                             grid={"query.hybrid.temporalDecay.enabled": [False, True]})
     table = report.comparison.table
     assert list(table.index) == ["2026.7", "2026.9"]

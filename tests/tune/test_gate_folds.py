@@ -1,5 +1,5 @@
-"""The quality gate's per-fold configurations (:func:`memlab.eval.quality_gate.fold_configs`)
-and its overall tests (:func:`~memlab.eval.quality_gate.gain_tests`), which
+"""The quality gate's per-fold configurations (:func:`memlab.tune.gate.fold_configs`)
+and its overall tests (:func:`~memlab.tune.gate.gain_tests`), which
 ``parity/check_gate.py`` runs in the real OpenClaw.
 
 A small gate (two weights, two tokenizers, 3 folds) on the bundled sample with a hashing
@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from memlab.eval.quality_gate import (
+from memlab.tune.gate import (
     EVAL_BUDGET,
     GATED,
     SAME_MODEL,

@@ -2,8 +2,8 @@
 configuration, chosen out of fold (5-fold CV over the judged queries), beats OpenClaw's default
 knobs on nDCG@10 with paired randomization p < 0.05, and no tag loses more than 0.02.
 
-The gate runs once per session (module fixture) with :data:`memlab.eval.quality_gate.GATE_GRID`
-and :data:`~memlab.eval.quality_gate.GATE_MODELS`, as the README's table does.
+The gate runs once per session (module fixture) with :data:`memlab.tune.gate.GATE_GRID`
+and :data:`~memlab.tune.gate.GATE_MODELS`, as the README's table does.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memlab.eval.quality_gate import GATED, SAME_MODEL, exportable, quality_gate
+from memlab.tune.gate import GATED, SAME_MODEL, exportable, quality_gate
 
-SAMPLE = Path(__file__).resolve().parent.parent / "datasets" / "sample-memory"
+SAMPLE = Path(__file__).resolve().parents[2] / "datasets" / "sample-memory"
 
 
 @pytest.fixture(scope="module")
