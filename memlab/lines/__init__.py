@@ -9,6 +9,11 @@ sweep, export, the widgets): an explicit ``memlab.profile``, else the config's l
 line is one module holding a :class:`Line` (often ``LINE = v2026_9.LINE.derive(...)``) and a
 :func:`register` call.
 
+Code outside this package names no version: it asks a line (``layout``, ``engine``,
+``release``, ``date_rule``, ``schemas``) or these helpers: :data:`DATE_RULES` (the
+``memlab.decayRule`` rules), :func:`export_schemas` / :func:`export_schema` (``--schema``),
+:func:`upgrade_lines` (the lines of the upgrade report).
+
 >>> detect_line({"memory": {"search": {"provider": "none"}}}).name
 '2026.9'
 >>> detect_line({"agents": {"defaults": {"memorySearch": {}}},
