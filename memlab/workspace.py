@@ -50,8 +50,9 @@ import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
+from memlab.lines import DATE_RULES, DEFAULT_DATE_RULE
 from memlab.safeio import UnsafePath, open_beneath, path_parts
 from memlab.text.js import JS_WHITESPACE as _JS_WHITESPACE
 from memlab.text.node_glob import compile_glob
@@ -82,23 +83,19 @@ __all__ = [
     "scan_workspace",
 ]
 
-DecayRule = Literal["2026.7", "2026.8"]
+#: A dated/evergreen path rule's name (``memlab.decayRule``, :data:`memlab.lines.DATE_RULES`).
+DecayRule = str
 
 CANONICAL_ROOT_MEMORY = "MEMORY.md"
 REPAIR_DIR_NAME = ".openclaw-repair"
 _ROOT_MEMORY_REPAIR_REL = ".openclaw-repair/root-memory"
 
-# temporal-decay.ts DATED_MEMORY_PATH_RE. [0-9] and \Z, not \d and $: JS \d is ASCII-only
-# and JS $ (no /m) does not match before a trailing newline.
+# temporal-decay.ts DATED_MEMORY_PATH_RE per rule (the rules are the lines' data).
 _DATED_RE: dict[str, re.Pattern[str]] = {
-    "2026.7": re.compile(r"(?:^|/)memory/([0-9]{4})-([0-9]{2})-([0-9]{2})\.md\Z"),
-    "2026.8": re.compile(
-        r"(?:^|/)memory/(?:[^/]+/)*([0-9]{4})-([0-9]{2})-([0-9]{2})(?:-[^/]+)?\.md\Z"
-    ),
+    name: re.compile(rule.dated) for name, rule in DATE_RULES.items()
 }
 _EVERGREEN_ROOT_FILES: dict[str, frozenset[str]] = {
-    "2026.7": frozenset({"MEMORY.md"}),
-    "2026.8": frozenset({"MEMORY.md", "USER.md"}),
+    name: rule.evergreen for name, rule in DATE_RULES.items()
 }
 
 
@@ -657,7 +654,7 @@ def _normalize_decay_path(path: str) -> str:
     return normalized[2:] if normalized.startswith("./") else normalized
 
 
-def dated_path_date(path: str, rule: DecayRule = "2026.7") -> datetime.date | None:
+def dated_path_date(path: str, rule: DecayRule = DEFAULT_DATE_RULE) -> datetime.date | None:
     """The date in a dated memory path (``parseMemoryDateFromPath``), else ``None``.
 
     ``rule="2026.7"``: ``memory/YYYY-MM-DD.md`` directly (the ``memory/`` segment may be at
@@ -687,7 +684,7 @@ def dated_path_date(path: str, rule: DecayRule = "2026.7") -> datetime.date | No
         return None
 
 
-def is_evergreen(path: str, source: str = "memory", rule: DecayRule = "2026.7") -> bool:
+def is_evergreen(path: str, source: str = "memory", rule: DecayRule = DEFAULT_DATE_RULE) -> bool:
     """True when temporal decay never applies to hits from ``path`` (``isEvergreenMemoryPath``).
 
     Only ``source == "memory"`` hits can be evergreen: ``MEMORY.md`` (2026.8 adds

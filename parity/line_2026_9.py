@@ -71,7 +71,7 @@ SUITES: dict[str, tuple[str, dict[str, Any]]] = {
                               "provider": "none", "sources": ["memory", "sessions"],
                               "experimental": {"sessionMemory": True}}),
     "sample": ("defaults on the bundled labelled sample (datasets/sample-memory): memlab's CLI "
-               "and the dataset wrapper memlab.eval.upgrade.run_profile_2026_9", {}),
+               "and the dataset wrapper memlab.eval.upgrade.run_tiered", {}),
 }
 DEFAULT_SUITES = ("fts", "hybrid", "sessions", "sessions-fts", "live-sessions",
                   "live-sessions-fts", "trigram", "extra-patterns", "sample")
@@ -88,7 +88,7 @@ LIVE_SESSION_SUITES = frozenset({"live-sessions", "live-sessions-fts"})
 #: The agent database / session store file (memlab.sessions.live_store.STORE_FILE).
 STORE_FILE = "openclaw-agent.sqlite"
 #: Suites whose workspaces are memory datasets whose wrapper
-#: (:func:`memlab.eval.upgrade.run_profile_2026_9`) is also compared, at this depth.
+#: (:func:`memlab.eval.upgrade.run_tiered`) is also compared, at this depth.
 WRAPPER_DEPTH = {"sample": 10}
 
 

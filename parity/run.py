@@ -1003,7 +1003,7 @@ def run_suite(name: str, install: Install | None, workspaces: dict[str, Path],
 def _dataset_wrapper_checks(result: SuiteResult, dataset_root: Path, staged: Path, agent: str,
                             entries: Sequence[dict[str, Any]], config_path: Path, now: str,
                             tol: float, depth: int) -> None:
-    """The dataset wrapper ``memlab.eval.upgrade.run_profile_2026_9`` (what ``memlab eval
+    """The dataset wrapper ``memlab.eval.upgrade.run_tiered`` (what ``memlab eval
     --profile 2026.9`` and the upgrade report rank with) on the staged copy of a memory
     dataset, at ``depth`` and ``--min-score`` :data:`MIN_SCORE`, against OpenClaw's
     ``--max-results depth`` answers of the same queries: one check per query (same hits,
@@ -1015,7 +1015,7 @@ def _dataset_wrapper_checks(result: SuiteResult, dataset_root: Path, staged: Pat
 
     from memlab.eval.datasets import load_dataset
     from memlab.eval.judged import compare_runs
-    from memlab.eval.upgrade import run_profile_2026_9
+    from memlab.eval.upgrade import run_tiered
 
     dataset = load_dataset(dataset_root)
     queries = dataset.queries.assign(now=now)  # the run's frozen clock for every query
@@ -1026,8 +1026,8 @@ def _dataset_wrapper_checks(result: SuiteResult, dataset_root: Path, staged: Pat
     # the staged copy (fixed mtimes) as the workspace; the wrapper reads only these two
     staged_dataset = SimpleNamespace(workspace=staged, queries=queries)
     config = json.loads(config_path.read_text(encoding="utf-8"))
-    mine = run_profile_2026_9(staged_dataset, config, depth=depth, min_score=MIN_SCORE,
-                              agent_id=agent)
+    mine = run_tiered(staged_dataset, config, depth=depth, min_score=MIN_SCORE,
+                      agent_id=agent)
     theirs_rows = []
     for qid, entry in zip(queries["qid"], entries, strict=True):
         theirs = ((entry.get("alsoMaxResults") or {}).get(str(depth)) or {}).get("results")
@@ -1050,7 +1050,7 @@ def _dataset_wrapper_checks(result: SuiteResult, dataset_root: Path, staged: Pat
     comp = compare_runs(runs, dataset, ["ndcg@10"], n_resamples=100)
     means = comp.per_query.groupby("system")["value"].mean()
     result.notes.append(f"[{agent}] nDCG@10 on the dataset's labels at depth {depth}: OpenClaw "
-                        f"{means['openclaw']:.6f}, memlab run_profile_2026_9 "
+                        f"{means['openclaw']:.6f}, memlab run_tiered "
                         f"{means['memlab']:.6f}")
 
 

@@ -8,7 +8,16 @@ import sys
 import warnings
 from typing import Any
 
+from memlab.lines import upgrade_lines
+
 __all__ = ["add_eval_parser"]
+
+
+def _profiles() -> tuple[str, str]:
+    """``(old, new)``: what ``--profile`` takes, the lines of the upgrade
+    (:func:`memlab.lines.upgrade_lines`)."""
+    old, new = upgrade_lines()
+    return old.name, new.name
 
 
 def _eval(args: argparse.Namespace) -> int:
@@ -16,20 +25,21 @@ def _eval(args: argparse.Namespace) -> int:
     from memlab.eval.datasets import load_dataset
     from memlab.eval.systems import evaluate_systems
 
-    if getattr(args, "projects", None) and set(args.profile or ()) != {"2026.9"}:
+    old, new = _profiles()
+    if getattr(args, "projects", None) and set(args.profile or ()) != {new}:
         print("memlab: error: --projects needs --profile 2026.9 alone (2026.7 has no project "
               "ranking; the upgrade report runs the dataset without a session)",
               file=sys.stderr)
         return 2
-    if args.profile == ["2026.9"] and wants_collection(args):
+    if args.profile == [new] and wants_collection(args):
         print("memlab: error: --profile 2026.9 ranks a memory dataset (a workspace); this is "
               "a BEIR collection: drop --profile", file=sys.stderr)
         return 2
     if wants_collection(args):
         return run_collection_eval(args)
-    if args.profile and set(args.profile) == {"2026.9"}:
-        return _profile_2026_9(args)
-    if args.profile and set(args.profile) != {"2026.7"}:
+    if args.profile and set(args.profile) == {new}:
+        return _profile_tiered(args)
+    if args.profile and set(args.profile) != {old}:
         return _upgrade(args)
 
     with warnings.catch_warnings():
@@ -122,14 +132,14 @@ def _report_truncation(dataset: Any, systems: list[str]) -> None:
                   f"{report.max_tokens} tokens)", file=sys.stderr)
 
 
-def _profile_2026_9(args: argparse.Namespace) -> int:
+def _profile_tiered(args: argparse.Namespace) -> int:
     """``--profile 2026.9``: the systems on the 2026.9 profile (memlab.eval.upgrade)."""
     from memlab.eval.datasets import load_dataset
-    from memlab.eval.upgrade import evaluate_2026_9
+    from memlab.eval.upgrade import evaluate_tiered
 
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
     projects = [p.strip() for p in (args.projects or "").split(",") if p.strip()] or None
-    result = evaluate_2026_9(load_dataset(args.dataset), args.config or ["keyword", "hybrid"],
+    result = evaluate_tiered(load_dataset(args.dataset), args.config or ["keyword", "hybrid"],
                              metrics, depth=args.depth, production=args.production,
                              by_tag=args.by_tag, n_resamples=args.resamples,
                              active_projects=projects)
@@ -150,7 +160,7 @@ def _upgrade(args: argparse.Namespace) -> int:
     from memlab.eval.upgrade import upgrade_report
     from memlab.tune.sweep import sweep  # the upgrade report's tuning of the retired knobs
 
-    if sorted(set(args.profile)) != ["2026.7", "2026.9"] or len(args.config or []) > 1:
+    if sorted(set(args.profile)) != sorted(_profiles()) or len(args.config or []) > 1:
         print("memlab: error: --profile gives the upgrade report: pass --profile 2026.7 "
               "--profile 2026.9 and at most one --config (the 2026.7 configuration; default "
               "hybrid)", file=sys.stderr)
@@ -220,7 +230,7 @@ def add_eval_parser(sub: Any) -> None:
                             "none"],
                    help="multiple-comparison correction of --against tests (default holm)")
     e.add_argument("--json", action="store_true", help="per-system and per-tag metrics as JSON")
-    e.add_argument("--profile", action="append", choices=("2026.7", "2026.9"),
+    e.add_argument("--profile", action="append", choices=_profiles(),
                    help="--profile 2026.9: rank with OpenClaw 2026.9.6 (2026.7 configs as "
                    "they become on upgrade); --profile 2026.7 --profile 2026.9: the upgrade "
                    "report (per-tag deltas with tests, queries whose top-1 changes, what the "

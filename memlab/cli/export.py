@@ -38,7 +38,7 @@ from typing import Any
 
 from memlab.config.errors import ConfigError, ConfigIssue, ExportError, ExportWarning
 from memlab.config.export import (
-    FIXED_2026_7,
+    PIPELINE_FIXED,
     SERVE_HOST,
     SERVE_PORT,
     ExportedConfig,
@@ -46,15 +46,16 @@ from memlab.config.export import (
 )
 from memlab.config.keypaths import canonical_key_path
 from memlab.config.memory_export import (
-    FIXED_2026_9,
+    MEMORY_SEARCH_FIXED,
     ImportanceChoice,
     importance_choices,
     is_importance_axis,
     measured_effects,
 )
-from memlab.config.memory_keys import SCHEMAS
+from memlab.config.memory_keys import DEFAULT_SCHEMA, STRICT_SCHEMA
 from memlab.config.openclaw_import import import_config
 from memlab.config.results import overrides_from_results, read_results
+from memlab.lines import export_schemas
 
 __all__ = ["add_export_parser", "best_expressible", "run_export", "tuned_overrides"]
 
@@ -81,7 +82,7 @@ def add_export_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--dataset", help="the dataset the results must be for (checked against a "
                    "`dataset` column); a memory dataset folder also lets a refused importance "
                    "axis print the exact line to write")
-    p.add_argument("--schema", choices=(*SCHEMAS, "2026.9"), default="2026.7",
+    p.add_argument("--schema", choices=export_schemas(), default=DEFAULT_SCHEMA,
                    help="2026.7: agents.defaults.memorySearch; 2026.8: memory.search (2026.8 "
                    "and later; fixed constants are reported); 2026.9: only keys 2026.9.6 "
                    "accepts, a tuned value it cannot express is refused with its measured "
@@ -208,7 +209,7 @@ def _importance_issues(choices: list[ImportanceChoice], joint: float | None,
                        args: argparse.Namespace, metric: str) -> list[ConfigIssue]:
     """The refusal of ``choices`` (one issue each, the joint effect, what to do)."""
     issues = []
-    if args.schema != "2026.9":
+    if args.schema != STRICT_SCHEMA:
         issues.append(ConfigIssue("", f"OpenClaw {args.schema} has no importance annotations "
                                       "(2026.9 reads them): export with --schema 2026.9"))
     for choice, line, problem in _importance_lines(choices, args):
@@ -293,7 +294,7 @@ def run_export(args: argparse.Namespace) -> int:
             if left:
                 header["not_written"] = ("evaluation-only cut-offs (one value over all rows, "
                                          "not tuned): " + ", ".join(left))
-            fixed = FIXED_2026_9 if args.schema == "2026.9" else FIXED_2026_7
+            fixed = MEMORY_SEARCH_FIXED if args.schema == STRICT_SCHEMA else PIPELINE_FIXED
             scope = frame
             if "dataset" in frame.columns and header.get("dataset") is not None:
                 scope = frame[frame["dataset"].astype(str) == header["dataset"]]

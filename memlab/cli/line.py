@@ -66,7 +66,7 @@ def sweep_line_command(args: argparse.Namespace, dataset: Any, grid: dict[str, A
     """``memlab sweep --profile 2026.9``: the grid (or ``--optuna N`` trials) on the 2026.9
     profile (:mod:`memlab.tune.sweep_tiered`); ``base`` is a 2026.9 config file or None."""
     from memlab.config.memory_export import is_importance_axis
-    from memlab.eval.upgrade import config_2026_9
+    from memlab.eval.upgrade import upgraded_config
     from memlab.tune.sweep_tiered import TieredRanker, sweep_tiered, tune_tiered
 
     if args.cv:
@@ -77,7 +77,7 @@ def sweep_line_command(args: argparse.Namespace, dataset: Any, grid: dict[str, A
         print("memlab: error: memlab sweep --profile 2026.9 ranks a memory dataset (a "
               "workspace), not a BEIR collection", file=sys.stderr)
         return 2
-    config = config_2026_9(base)[1] if base else {"memory": {"search": {"provider": "local"}}}
+    config = upgraded_config(base)[1] if base else {"memory": {"search": {"provider": "local"}}}
     line = detect_line(config, args.profile)
     ranker = TieredRanker(dataset, config, line=line)
     if args.optuna is not None:

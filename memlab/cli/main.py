@@ -132,12 +132,12 @@ def _overridden_config(args: argparse.Namespace) -> dict[str, Any]:
     a bad key is reported against the file and ``--set``."""
     from memlab.config import DEFAULT_CONFIG, load_config
     from memlab.config.json5io import read_source
-    from memlab.config.overrides import apply_overrides, wants_2026_9
+    from memlab.config.overrides import apply_overrides, wants_memory_search
     from memlab.lines import detect_line
 
     if args.config is not None:
         raw, name = read_source(args.config)
-    elif wants_2026_9(args.set):
+    elif wants_memory_search(args.set):
         raw, name = {"memory": {"search": dict(DEFAULT_CONFIG["memorySearch"])}}, "defaults"
     else:
         raw, name = DEFAULT_CONFIG, "defaults"

@@ -59,7 +59,7 @@ from memlab.config.load import (
     merge_memory_search,
     normalize_agent_id,
 )
-from memlab.config.memory_keys import SCHEMAS
+from memlab.config.memory_keys import DEFAULT_SCHEMA, SCHEMAS
 from memlab.config.openclaw_import import import_config
 from memlab.config.options import (
     Bm25Options,
@@ -127,6 +127,7 @@ __all__ = [
     "RemoteBatchConfig",
     "RemoteConfig",
     "SCHEMAS",
+    "DEFAULT_SCHEMA",
     "STEMMERS",
     "SecretRef",
     "StoreConfig",

@@ -17,7 +17,11 @@ from memlab.config.errors import JS_IDENTIFIER
 from memlab.config.options import MemlabConfig
 from memlab.config.schema import MemorySearchConfig
 from memlab.config.types import OPENCLAW_VERSION, SECRET_PLACEHOLDER, SENSITIVE_HEADER
+from memlab.lines import detected_line
 from memlab.secrets import redact_url, url_secrets
+
+#: The line whose layout (``agents.defaults.memorySearch``) :func:`dump_config` writes.
+_AGENTS = detected_line("memorySearch")
 
 
 @dataclass(frozen=True)
@@ -91,7 +95,7 @@ def emit_json5(value: Any, indent: int, style: str) -> str:
     raise TypeError(f"cannot dump {type(value).__name__}")
 
 
-def dump_config(cfg: MemlabConfig | MemorySearchConfig, schema: str = "2026.7", *,
+def dump_config(cfg: MemlabConfig | MemorySearchConfig, schema: str = _AGENTS.name, *,
                 full: bool = False, style: Literal["json5", "json"] = "json5") -> str:
     """Write ``cfg`` as the text of a whole OpenClaw config (``agents.defaults.memorySearch``).
 
@@ -103,8 +107,8 @@ def dump_config(cfg: MemlabConfig | MemorySearchConfig, schema: str = "2026.7", 
     (``{source: "env", ...}``) are written. The text round-trips through :func:`load_config`
     (minus those secrets). A per-agent config is written as the merged defaults.
     """
-    if schema not in ("2026.7", OPENCLAW_VERSION):
-        raise ValueError(f"schema {schema!r} is not supported; only '2026.7' (the "
+    if schema not in (_AGENTS.name, OPENCLAW_VERSION):
+        raise ValueError(f"schema {schema!r} is not supported; only {_AGENTS.name!r} (the "
                          "agents.defaults.memorySearch layout) can be written")
     if style not in ("json5", "json"):
         raise ValueError(f"style must be 'json5' or 'json', not {style!r}")

@@ -71,10 +71,11 @@ from memlab.config.memory_export import (
     check_memory_block,
     memory_block,
 )
-from memlab.config.memory_keys import CONFIGURABLE_KEYS, SCHEMAS
+from memlab.config.memory_keys import CONFIGURABLE_KEYS, DEFAULT_SCHEMA, SCHEMAS
 from memlab.config.openclaw_import import import_config
 from memlab.config.options import MemlabConfig
 from memlab.config.schema import MemorySearchConfig
+from memlab.lines import detected_line, export_schema
 
 
 class ExportedConfig(str):
@@ -101,7 +102,8 @@ class ExportedConfig(str):
 
 #: What OpenClaw 2026.7 does for each memlab-only option (results column -> value), for
 #: :func:`memlab.config.memory_export.measured_effects` under schema 2026.7.
-FIXED_2026_7: dict[str, Any] = {**OPENCLAW_PIPELINE, "memlab.decayRule": "2026.7"}
+PIPELINE_FIXED: dict[str, Any] = {**OPENCLAW_PIPELINE,
+                                  "memlab.decayRule": detected_line("memorySearch").date_rule}
 #: The configuration sweeps start from unless given a base (``memlab.tune.sweep``): OpenClaw's
 #: defaults with memlab's ``local`` provider (the packaged MiniLM).
 SWEEP_BASE = MemlabConfig(memory_search=MemorySearchConfig(provider="local"))
@@ -110,6 +112,15 @@ SERVE_HOST, SERVE_PORT = "127.0.0.1", 8080
 #: ``input_type`` values OpenClaw sends for a served model: ``memlab serve-embeddings`` embeds
 #: ``"query"`` as a query (E5's ``query: `` prefix) and anything else as a document.
 SERVED_INPUT_TYPES = {"queryInputType": "query", "documentInputType": "document"}
+
+
+def _schema_kind(schema: str) -> str:
+    """``"agents"``: a schema of the ``agents.defaults.memorySearch`` layout; ``"strict"``: a
+    ``memory.search`` line's own schema (:mod:`memlab.config.memory_export`); ``"reported"``:
+    another ``memory.search`` schema (its fixed values reported, :data:`SCHEMAS`)."""
+    if export_schema(schema)[1].layout == "memorySearch":
+        return "agents"
+    return "reported" if schema in SCHEMAS else "strict"
 
 
 def _memlab_only(cfg: MemlabConfig, schema: str) -> list[Inexpressible]:
@@ -135,11 +146,12 @@ def _memlab_only(cfg: MemlabConfig, schema: str) -> list[Inexpressible]:
         ("memlab.chunking", ml.chunking, True, "OpenClaw chunks by chunking.tokens/overlap "
          "only; splitting every chunk to the model's window has no setting (export a "
          "chunking.tokens number instead)"),
-        ("memlab.decayRule", ml.decay_rule, schema == "2026.7" and hybrid.temporal_decay.enabled,
+        ("memlab.decayRule", ml.decay_rule,
+         _schema_kind(schema) == "agents" and hybrid.temporal_decay.enabled,
          "OpenClaw 2026.7 decides which paths are dated/evergreen by its own 2026.7 rule"),
     ]
-    return [Inexpressible(key, value, FIXED_2026_7[key], why)
-            for key, value, active, why in choices if active and value != FIXED_2026_7[key]]
+    return [Inexpressible(key, value, PIPELINE_FIXED[key], why)
+            for key, value, active, why in choices if active and value != PIPELINE_FIXED[key]]
 
 
 def serve_command(model: str, host: str = SERVE_HOST, port: int = SERVE_PORT) -> str:
@@ -225,9 +237,10 @@ def _sweep_overrides(overrides: Mapping[str, Any]) -> dict[str, Any]:
 
 def _header_lines(schema: str, header: Mapping[str, Any] | None, notes: Sequence[str],
                   dropped: Sequence[str], command: str | None) -> list[str]:
-    title = {"2026.7": "OpenClaw 2026.7 memory search config (agents.defaults.memorySearch)",
-             "2026.8": "OpenClaw 2026.8+ memory search config (memory.search)",
-             "2026.9": "OpenClaw 2026.9 memory search config (memory.search)"}[schema]
+    kind = _schema_kind(schema)
+    title = (f"OpenClaw {schema} memory search config (agents.defaults.memorySearch)"
+             if kind == "agents" else f"OpenClaw {schema}"
+             f"{'+' if kind == 'reported' else ''} memory search config (memory.search)")
     lines = [f"{title}, written by memlab"]
     for key, value in (header or {}).items():
         if value is None:
@@ -242,11 +255,11 @@ def _header_lines(schema: str, header: Mapping[str, Any] | None, notes: Sequence
                   "this one); start it before OpenClaw:", f"  {command}"]
     if notes:
         lines.append(f"not expressible in OpenClaw {schema}+ (dropped; OpenClaw uses its own "
-                     "values):" if schema == "2026.8" else "warnings:")
+                     "values):" if kind == "reported" else "warnings:")
         lines += [f"  - {n}" for n in notes]
     if dropped:
         lines.append("memlab-only choices dropped (--allow-lossy); OpenClaw will rank "
-                     "differently from the tuned pipeline:" if schema != "2026.9" else
+                     "differently from the tuned pipeline:" if kind != "strict" else
                      "tuned values OpenClaw 2026.9 cannot express, dropped (--allow-lossy); "
                      "OpenClaw uses its fixed behaviour:")
         lines += [f"  - {d}" for d in dropped]
@@ -257,7 +270,7 @@ def _header_lines(schema: str, header: Mapping[str, Any] | None, notes: Sequence
 _COMPARED = ("query.hybrid", "chunking", "cache.maxEntries", "experimental")
 
 
-def _block_2026_8(cfg: MemlabConfig, full: bool) -> tuple[dict[str, Any], list[str]]:
+def _memory_search_block(cfg: MemlabConfig, full: bool) -> tuple[dict[str, Any], list[str]]:
     ms = cfg.memory_search
     tree = dump_tree(ms, full)
     notes: list[str] = []
@@ -313,13 +326,14 @@ def _block_2026_8(cfg: MemlabConfig, full: bool) -> tuple[dict[str, Any], list[s
     if "sessions" in ms.sources and not ms.experimental.session_memory:
         notes.append('sources includes "sessions" without experimental.sessionMemory: 2026.7 '
                      "ignores sessions, 2026.8+ indexes them")
-    if hybrid.temporal_decay.enabled and cfg.memlab.decay_rule != "2026.8":
+    if hybrid.temporal_decay.enabled and \
+            cfg.memlab.decay_rule != detected_line("memory.search").date_rule:
         notes.append("memlab.decayRule = '2026.7': 2026.8+ decides dated/evergreen paths by "
                      "its own rule (memlab.decayRule '2026.8')")
     return block, notes
 
 
-def export_config(config_or_overrides: Any = None, schema: str = "2026.7", *,
+def export_config(config_or_overrides: Any = None, schema: str = DEFAULT_SCHEMA, *,
                   header: Mapping[str, Any] | None = None, allow_lossy: bool = False,
                   full: bool = False, base: str | Path | None = None,
                   effects: Mapping[str, float] | None = None, serve_host: str = SERVE_HOST,
@@ -356,20 +370,18 @@ def export_config(config_or_overrides: Any = None, schema: str = "2026.7", *,
     >>> import json5; json5.loads(text)["agents"]["defaults"]["memorySearch"]["queryInputType"]
     'query'
     """
-    schema = {"2026.7.35": "2026.7", "2026.9.6": "2026.9"}.get(schema, schema)
-    if schema not in (*SCHEMAS, "2026.9"):
-        raise ValueError(f"schema must be one of {', '.join(SCHEMAS)}, 2026.9 (2026.8 covers "
-                         f"2026.8 and later), not {schema!r}")
+    schema = export_schema(schema)[0]  # a ValueError for an unknown schema
+    kind = _schema_kind(schema)
     cfg = _start_config(config_or_overrides, base)
     notes: list[str] = []
-    if schema == "2026.9":
+    if kind == "strict":
         block, lost = memory_block(cfg, full, effects)
     else:
         lost = [x.measured(effects) for x in _memlab_only(cfg, schema)]
-        if schema == "2026.7":
+        if kind == "agents":
             block = dump_tree(cfg.memory_search, full)
         else:
-            block, notes = _block_2026_8(cfg, full)
+            block, notes = _memory_search_block(cfg, full)
     metric = (header or {}).get("metric")
     if lost and not allow_lossy:
         raise ExportError([ConfigIssue(x.key, f"OpenClaw {schema} cannot express "
@@ -383,11 +395,11 @@ def export_config(config_or_overrides: Any = None, schema: str = "2026.7", *,
                                          serve_port=serve_port)
     base_doc = _read_base(base)
     shadowed: list[str] = []  # per-agent values of base that override the exported ones
-    if schema == "2026.7":
-        doc = _merge_2026_7(base_doc, block, shadowed)
+    if kind == "agents":
+        doc = _merge_agents_defaults(base_doc, block, shadowed)
     else:
-        doc = _merge_2026_8(base_doc, block, shadowed)
-    if schema == "2026.9":
+        doc = _merge_memory_search(base_doc, block, shadowed)
+    if kind == "strict":
         check_memory_block(doc)
     dropped = [x.describe(metric) for x in lost]
     lines = _header_lines(schema, header, notes, dropped, command)
@@ -419,7 +431,7 @@ def _read_base(base: str | Path | None) -> dict[str, Any]:
     return raw
 
 
-def _merge_2026_7(base: dict[str, Any], block: dict[str, Any],
+def _merge_agents_defaults(base: dict[str, Any], block: dict[str, Any],
                   notes: list[str]) -> dict[str, Any]:
     doc = dict(base)
     doc.pop("memlab", None)  # memlab's own key: OpenClaw rejects it
@@ -443,7 +455,7 @@ def _merge_2026_7(base: dict[str, Any], block: dict[str, Any],
     return doc
 
 
-def _merge_2026_8(base: dict[str, Any], block: dict[str, Any],
+def _merge_memory_search(base: dict[str, Any], block: dict[str, Any],
                   notes: list[str]) -> dict[str, Any]:
     doc = dict(base)
     doc.pop("memlab", None)

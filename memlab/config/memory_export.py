@@ -40,7 +40,7 @@ from memlab.config.memory_layout import MEMORY_DEFAULTS, doctor_fix, read_config
 from memlab.config.options import MemlabConfig, WhatIf
 from memlab.config.schema import MemorySearchConfig
 
-__all__ = ["FIXED_2026_9", "IMPORTANCE_FILES", "IMPORTANCE_PREFIX", "OPENCLAW_PIPELINE",
+__all__ = ["MEMORY_SEARCH_FIXED", "IMPORTANCE_FILES", "IMPORTANCE_PREFIX", "OPENCLAW_PIPELINE",
            "ImportanceChoice", "Inexpressible", "memory_block", "check_memory_block",
            "importance_choices", "importance_value", "is_importance_axis", "measured_effects",
            "parse_importance_axis"]
@@ -75,7 +75,7 @@ _MEMLAB_FIXED: dict[str, Any] = {
        for name, info in WhatIf.model_fields.items()},
 }
 #: What 2026.9 does for every key it does not let a user set (sweep column -> value).
-FIXED_2026_9: dict[str, Any] = {**MEMORY_DEFAULTS, **_MEMLAB_FIXED}
+MEMORY_SEARCH_FIXED: dict[str, Any] = {**MEMORY_DEFAULTS, **_MEMLAB_FIXED}
 
 
 @dataclass(frozen=True)
@@ -207,7 +207,7 @@ def check_memory_block(doc: Mapping[str, Any]) -> None:
 def measured_effects(frame: Any, metric: str, chosen_score: float,
                      fixed: Mapping[str, Any] | None = None) -> dict[str, float]:
     """Per results column naming a key 2026.9 fixes (``fixed``, default
-    :data:`FIXED_2026_9`): ``chosen_score`` minus the best ``metric`` among the rows whose
+    :data:`MEMORY_SEARCH_FIXED`): ``chosen_score`` minus the best ``metric`` among the rows whose
     column holds the fixed value; columns without such a row are left out.
 
     >>> import pandas as pd
@@ -215,7 +215,7 @@ def measured_effects(frame: Any, metric: str, chosen_score: float,
     >>> measured_effects(rows, "ndcg@10", 0.6)
     {'query.hybrid.vectorWeight': 0.05}
     """
-    fixed = FIXED_2026_9 if fixed is None else fixed
+    fixed = MEMORY_SEARCH_FIXED if fixed is None else fixed
     columns = {canonical_key_path(str(c)) or str(c): c for c in frame.columns}
     out: dict[str, float] = {}
     for key, column in columns.items():

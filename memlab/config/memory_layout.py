@@ -36,11 +36,12 @@ from memlab.config.types import (
     Unit,
     check_env_style_id,
 )
+from memlab.lines import detected_line
 
 __all__ = [
     "MEMORY_DEFAULTS",
     "LEGACY_LAYOUT",
-    "OPENCLAW_2026_9",
+    "MEMORY_SEARCH_RELEASE",
     "RETIRED_PATHS",
     "MemoryLayoutConfig",
     "doctor_fix",
@@ -51,7 +52,8 @@ __all__ = [
     "strip_retired",
 ]
 
-OPENCLAW_2026_9 = "2026.9.6"
+#: The OpenClaw release whose ``memory.search`` schema and defaults these models mirror.
+MEMORY_SEARCH_RELEASE = detected_line("memory.search").release
 #: Resolved constants (``src/agents/memory-search.ts``): what 2026.9 no longer lets a user set.
 MEMORY_DEFAULTS: dict[str, Any] = {
     "chunking.tokens": 400, "chunking.overlap": 80,

@@ -13,9 +13,10 @@ from memlab.config.errors import ConfigError, ConfigIssue, ExportWarning, show_v
 from memlab.config.json5io import plain_copy, read_source
 from memlab.config.keypaths import get_path
 from memlab.config.load import load_config, merge_memory_search, normalize_agent_id
-from memlab.config.memory_keys import CONFIGURABLE_KEYS, FIXED_2026_8, ONLY_2026_8
+from memlab.config.memory_keys import CONFIGURABLE_KEYS, MEMORY_SEARCH_CONSTANTS, MEMORY_SEARCH_ONLY
 from memlab.config.options import MemlabConfig
 from memlab.config.schema import MemorySearchConfig
+from memlab.lines import detected_line
 
 
 def import_config(path_or_text: str | Path | Mapping[str, Any] | MemlabConfig, *,
@@ -43,19 +44,19 @@ def import_config(path_or_text: str | Path | Mapping[str, Any] | MemlabConfig, *
     raw, name = read_source(path_or_text)
     if not isinstance(raw, dict):
         raise ConfigError(f"the config must be an object, got {show_value(raw)}", source=name)
-    if _is_2026_8(raw):
-        return _import_2026_8(raw, name, agent_id)
+    if _is_memory_search(raw):
+        return _import_memory_search(raw, name, agent_id)
     return load_config(raw, agent_id=agent_id)
 
 
-def _is_2026_8(raw: Mapping[str, Any]) -> bool:
+def _is_memory_search(raw: Mapping[str, Any]) -> bool:
     memory = raw.get("memory")
     agents = raw.get("agents")
     return (isinstance(memory, Mapping) and "search" in memory) or (
         isinstance(agents, Mapping) and "entries" in agents)
 
 
-def _import_2026_8(raw: dict[str, Any], name: str, agent_id: str | None) -> MemlabConfig:
+def _import_memory_search(raw: dict[str, Any], name: str, agent_id: str | None) -> MemlabConfig:
     agents = raw.get("agents") if isinstance(raw.get("agents"), dict) else {}
     defaults = agents.get("defaults") if isinstance(agents.get("defaults"), dict) else {}
     if "memorySearch" in defaults or any(
@@ -69,7 +70,7 @@ def _import_2026_8(raw: dict[str, Any], name: str, agent_id: str | None) -> Meml
         raise ConfigError([ConfigIssue(
             "memory.search", f"expected an object, got {show_value(root)}")], source=name)
     notes: list[str] = []
-    block = _from_2026_8(root, "memory.search", issues, notes)
+    block = _from_memory_search(root, "memory.search", issues, notes)
     entries = agents.get("entries", {})
     if not isinstance(entries, dict):
         issues.append(ConfigIssue("agents.entries",
@@ -84,7 +85,7 @@ def _import_2026_8(raw: dict[str, Any], name: str, agent_id: str | None) -> Meml
         if not isinstance(search, dict):
             issues.append(ConfigIssue(where, f"expected an object, got {show_value(search)}"))
             continue
-        per_agent[normalize_agent_id(eid)] = _from_2026_8(search, where, issues, notes)
+        per_agent[normalize_agent_id(eid)] = _from_memory_search(search, where, issues, notes)
     if issues:
         raise ConfigError(issues, source=name)
     target = None
@@ -101,17 +102,17 @@ def _import_2026_8(raw: dict[str, Any], name: str, agent_id: str | None) -> Meml
     if "sessions" in merged.get("sources", []):
         merged.setdefault("experimental", {})["sessionMemory"] = True
     hybrid = merged.setdefault("query", {}).setdefault("hybrid", {})
-    for path, value in FIXED_2026_8.items():
+    for path, value in MEMORY_SEARCH_CONSTANTS.items():
         node = merged
         *parents, leaf = path.split(".")
         for part in parents:
             node = node.setdefault(part, {})
         node[leaf] = value
-    del hybrid  # (set through FIXED_2026_8)
+    del hybrid  # (set through MEMORY_SEARCH_CONSTANTS)
     memlab_raw = raw.get("memlab", {})
     if not isinstance(memlab_raw, dict):
         memlab_raw = {}
-    memlab_raw = {**memlab_raw, "decayRule": "2026.8"}
+    memlab_raw = {**memlab_raw, "decayRule": detected_line("memory.search").date_rule}
     cfg = load_config({"memorySearch": merged, "memlab": memlab_raw})
     if notes:
         warnings.warn(ExportWarning(f"{name}: not kept (no 2026.7 equivalent): "
@@ -119,16 +120,16 @@ def _import_2026_8(raw: dict[str, Any], name: str, agent_id: str | None) -> Meml
     return cfg
 
 
-def _from_2026_8(search: dict[str, Any], where: str, issues: list[ConfigIssue],
+def _from_memory_search(search: dict[str, Any], where: str, issues: list[ConfigIssue],
                  notes: list[str]) -> dict[str, Any]:
     """The configurable 2026.8 keys of ``search`` as a 2026.7 memorySearch object."""
     out: dict[str, Any] = {}
     for key, value in search.items():
-        if key in ONLY_2026_8:
+        if key in MEMORY_SEARCH_ONLY:
             notes.append(f"{where}.{key} = {show_value(value)}")
             continue
         if key not in CONFIGURABLE_KEYS:
-            allowed_keys = ", ".join(sorted([*CONFIGURABLE_KEYS, *ONLY_2026_8]))
+            allowed_keys = ", ".join(sorted([*CONFIGURABLE_KEYS, *MEMORY_SEARCH_ONLY]))
             issues.append(ConfigIssue(f"{where}.{key}", "unknown or not configurable in "
                                       f"2026.8+; allowed keys here: {allowed_keys}"))
             continue

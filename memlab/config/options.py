@@ -16,7 +16,10 @@ from pydantic_core import PydanticCustomError
 from memlab.config.errors import ConfigError, ConfigIssue, validate_block
 from memlab.config.schema import MemorySearchConfig
 from memlab.config.types import STEMMERS, PosInt, StrictModel, Unit, model_to_raw
-from memlab.lines import detected_line, line_names
+from memlab.lines import DATE_RULES, DEFAULT_DATE_RULE, detected_line, line_names
+
+#: ``memlab.decayRule`` values: the names of the lines' dated/evergreen path rules.
+_DATE_RULES = tuple(DATE_RULES)
 
 #: The tiered search's fixed values, the what-ifs' defaults (one place: the line's recipe).
 _TIERED = detected_line("memory.search")
@@ -102,7 +105,7 @@ class MemlabOptions(StrictModel):
     #: ``benchmarks/bench_scale.py`` finds the smallest value with recall@10 >= 0.99.
     vector_index_params: str | None = Field(None, alias="vectorIndexParams", min_length=1)
     #: Which release's temporal-decay dated/evergreen path rules to use (reference section 1).
-    decay_rule: Literal["2026.7", "2026.8"] = Field("2026.7", alias="decayRule")
+    decay_rule: Literal[_DATE_RULES] = Field(DEFAULT_DATE_RULE, alias="decayRule")
     #: Embedding cache file; ``null``/unset = memlab's default location.
     embedding_cache: str | None = Field(None, alias="embeddingCache")
     #: Texts per embedding call for in-process models.

@@ -46,10 +46,11 @@ from typing import Any
 
 from memlab.config.errors import ConfigError, ConfigIssue, join_path, show_value
 from memlab.config.json5io import plain_copy
+from memlab.lines import detected_line
 
 __all__ = ["OPENCLAW_ROOT_KEYS", "Override", "active_overrides", "apply_active_overrides",
            "apply_overrides", "block_key", "config_layout", "current_overrides",
-           "explain_error", "override_profiles", "parse_override", "wants_2026_9"]
+           "explain_error", "override_profiles", "parse_override", "wants_memory_search"]
 
 #: Top-level keys of OpenClaw's root config schema (openclaw@2026.7.35 ``OpenClawSchema``): a
 #: config with any of them is a whole OpenClaw config.
@@ -62,18 +63,22 @@ OPENCLAW_ROOT_KEYS = frozenset({
     "skills", "plugins", "canvasHost", "surfaces", "proxy",
 })
 
+#: The lines a config without ``memlab.profile`` is for: ``memory.search`` and
+#: ``agents.defaults.memorySearch`` (:func:`config_layout` names those layouts by them).
+_MEMORY_SEARCH = detected_line("memory.search").name
+_AGENTS = detected_line("memorySearch").name
 #: Where each layout keeps its search block.
 _BLOCK: dict[str, tuple[str, ...]] = {
-    "2026.9": ("memory", "search"),
-    "2026.7": ("agents", "defaults", "memorySearch"),
+    _MEMORY_SEARCH: ("memory", "search"),
+    _AGENTS: ("agents", "defaults", "memorySearch"),
     "wrapper": ("memorySearch",),
     "bare": (),
 }
 #: Spelled-out search-block prefixes and the release line whose layout they name.
 _PREFIXES: tuple[tuple[tuple[str, ...], str], ...] = (
-    (("agents", "defaults", "memorySearch"), "2026.7"),
-    (("memory", "search"), "2026.9"),
-    (("memorySearch",), "2026.7"),
+    (("agents", "defaults", "memorySearch"), _AGENTS),
+    (("memory", "search"), _MEMORY_SEARCH),
+    (("memorySearch",), _AGENTS),
 )
 _SEGMENT = re.compile(r"([^.\[\]]+)((?:\[\d+\])*)")
 _STRUCTURED = ("{", "[", '"', "'")
@@ -188,13 +193,13 @@ def config_layout(raw: Mapping[str, Any]) -> str:
     """
     memory = raw.get("memory")
     if isinstance(memory, Mapping) and isinstance(memory.get("search"), Mapping):
-        return "2026.9"
+        return _MEMORY_SEARCH
     if set(raw) & (OPENCLAW_ROOT_KEYS - {"$schema"}):
-        return "2026.7"
+        return _AGENTS
     return "wrapper" if "memorySearch" in raw else "bare"
 
 
-def wants_2026_9(overrides: Iterable[Override]) -> bool:
+def wants_memory_search(overrides: Iterable[Override]) -> bool:
     """Whether any override spells out the 2026.9 search block (``memory.search.*``)."""
     return any(o.path[:2] == ("memory", "search") for o in overrides)
 
@@ -212,7 +217,7 @@ def override_profiles(override: Override) -> tuple[str, ...]:
     for prefix, family in _PREFIXES:
         if override.path[:len(prefix)] == prefix:
             return (family,)
-    return ("2026.7", "2026.9")
+    return (_AGENTS, _MEMORY_SEARCH)
 
 
 def block_key(override: Override) -> str:
@@ -229,7 +234,7 @@ def block_key(override: Override) -> str:
 
 
 def _family(layout: str) -> str:
-    return "2026.9" if layout == "2026.9" else "2026.7"
+    return _MEMORY_SEARCH if layout == _MEMORY_SEARCH else _AGENTS
 
 
 def _target(override: Override, layout: str) -> Path:
@@ -240,10 +245,10 @@ def _target(override: Override, layout: str) -> Path:
     for prefix, family in _PREFIXES:
         if path[:len(prefix)] == prefix:
             if family != _family(layout):
-                have = {"2026.9": "2026.9 layout (memory.search)",
-                        "2026.7": "2026.7 layout (agents.defaults.memorySearch)",
-                        "wrapper": "2026.7 layout ({memorySearch: ...})",
-                        "bare": "2026.7 layout (a bare memorySearch block)"}[layout]
+                have = {_MEMORY_SEARCH: f"{_MEMORY_SEARCH} layout (memory.search)",
+                        _AGENTS: f"{_AGENTS} layout (agents.defaults.memorySearch)",
+                        "wrapper": f"{_AGENTS} layout ({{memorySearch: ...}})",
+                        "bare": f"{_AGENTS} layout (a bare memorySearch block)"}[layout]
                 raise ConfigError([ConfigIssue(override.key, (
                     f"names the {family} search block, but the config uses the {have}; "
                     f"write the key relative to the search block ("
@@ -295,8 +300,9 @@ def apply_overrides(raw: Mapping[str, Any], overrides: Iterable[Override]) -> di
     tree = plain_copy(dict(raw))
     overrides = list(overrides)
     layout = config_layout(tree)
-    if layout == "bare" and not set(tree) - {"memlab", "$schema"} and wants_2026_9(overrides):
-        layout = "2026.9"
+    if layout == "bare" and not set(tree) - {"memlab", "$schema"} \
+            and wants_memory_search(overrides):
+        layout = _MEMORY_SEARCH
         tree.setdefault("memory", {}).setdefault("search", {})
     for override in overrides:
         _assign(tree, _target(override, layout), override)

@@ -21,10 +21,11 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from memlab.lines import detected_line
 from memlab.secrets import SENSITIVE_NAME
 
 #: The OpenClaw release whose schema and defaults these models mirror.
-OPENCLAW_VERSION = "2026.7.35"
+OPENCLAW_VERSION = detected_line("memorySearch").release
 #: Built-in memory embedding provider ids (reference section 7). OpenClaw's schema accepts any
 #: string: plugin providers and ``models.providers`` entries are valid ids too.
 KNOWN_PROVIDERS: tuple[str, ...] = (

@@ -56,10 +56,14 @@ from memlab.config.overrides import (
 )
 from memlab.eval.report import markdown_table
 from memlab.eval.stats import paired_tests
+from memlab.lines import upgrade_lines
 
-__all__ = ["RETIRED_GRID", "ProfileOverrides", "UpgradeReport", "config_2026_9",
-           "config_after_upgrade", "evaluate_2026_9", "run_profile_2026_9", "split_overrides",
+__all__ = ["RETIRED_GRID", "ProfileOverrides", "UpgradeReport", "upgraded_config",
+           "config_after_upgrade", "evaluate_tiered", "run_tiered", "split_overrides",
            "upgrade_report"]
+
+#: The profiles compared: the line of ``agents.defaults.memorySearch`` and the one upgraded to.
+_OLD, _NEW = (line.name for line in upgrade_lines())
 
 #: The retired 2026.7 knobs a tuned configuration is searched over (2026.9 fixes them).
 RETIRED_GRID: dict[str, list[Any]] = {
@@ -93,10 +97,10 @@ def config_after_upgrade(config: MemlabConfig) -> dict[str, Any]:
     return {"memory": {"search": {k: block[k] for k in order}}, "memlab": memlab}
 
 
-def run_profile_2026_9(dataset: Any, config: Mapping[str, Any], *, depth: int = 10,
-                       embedder: Any = None, production: bool = False, min_score: float = 0.0,
-                       agent_id: str | None = None,
-                       active_projects: Sequence[str] | None = None) -> pd.DataFrame:
+def run_tiered(dataset: Any, config: Mapping[str, Any], *, depth: int = 10,
+               embedder: Any = None, production: bool = False, min_score: float = 0.0,
+               agent_id: str | None = None,
+               active_projects: Sequence[str] | None = None) -> pd.DataFrame:
     """Hits (``qid, path, start_line, end_line, source, score, rank``) of the 2026.9 profile
     for every query of a memory dataset, ``depth`` per query with ``min_score`` (0, as
     ``memlab eval`` compares systems; with ``production``: the config's own
@@ -129,7 +133,7 @@ def run_profile_2026_9(dataset: Any, config: Mapping[str, Any], *, depth: int = 
                                        "score", "rank"])
 
 
-def _check_2026_9(tree: Mapping[str, Any], source: str) -> None:
+def _check_memory_search(tree: Mapping[str, Any], source: str) -> None:
     """Validate a whole 2026.9 config as the 2026.9 profile reads it (``memory.search`` and
     the ``memlab`` options)."""
     from memlab.config.errors import validate_block
@@ -146,17 +150,17 @@ def _check_2026_9(tree: Mapping[str, Any], source: str) -> None:
         raise ConfigError(issues, source=source)
 
 
-def _with_2026_9_overrides(name: str, tree: Mapping[str, Any],
-                           overrides: Sequence[Override]) -> dict[str, Any]:
+def _with_memory_search_overrides(name: str, tree: Mapping[str, Any],
+                                  overrides: Sequence[Override]) -> dict[str, Any]:
     """``tree`` (a whole 2026.9 config) with ``overrides`` set and validated."""
     out = apply_overrides(tree, overrides)
     if overrides:
-        _check_2026_9(out, f"{name} with --set {', '.join(o.key for o in overrides)}")
+        _check_memory_search(out, f"{name} with --set {', '.join(o.key for o in overrides)}")
     return out
 
 
-def config_2026_9(spec: Any, overrides: Iterable[Override] | None = None
-                  ) -> tuple[str, dict[str, Any]]:
+def upgraded_config(spec: Any, overrides: Iterable[Override] | None = None
+                    ) -> tuple[str, dict[str, Any]]:
     """``(name, whole 2026.9 config)`` of a system spec: a config file or mapping in the
     2026.9 layout (``memory.search``, or ``memlab.profile: "2026.9"``) as it is, anything else
     (a built-in name such as ``hybrid``, a 2026.7 config) as it becomes on upgrade
@@ -164,12 +168,12 @@ def config_2026_9(spec: Any, overrides: Iterable[Override] | None = None
     set in its 2026.9 layout and validated (a 2026.7-only or retired key is a
     :class:`ConfigError` naming it).
 
-    >>> config_2026_9({"memory": {"search": {"provider": "none"}}})[1]
+    >>> upgraded_config({"memory": {"search": {"provider": "none"}}})[1]
     {'memory': {'search': {'provider': 'none'}}}
-    >>> config_2026_9("keyword")
+    >>> upgraded_config("keyword")
     ('keyword', {'memory': {'search': {'provider': 'none'}}, 'memlab': {'batchSize': 32}})
     >>> from memlab.config.overrides import parse_override
-    >>> config_2026_9("keyword", [parse_override("query.minScore=0.2")])[1]["memory"]
+    >>> upgraded_config("keyword", [parse_override("query.minScore=0.2")])[1]["memory"]
     {'search': {'provider': 'none', 'query': {'minScore': 0.2}}}
     """
     from pathlib import Path
@@ -186,10 +190,10 @@ def config_2026_9(spec: Any, overrides: Iterable[Override] | None = None
     elif isinstance(spec, str | Path) and Path(spec).is_file():
         raw, name = read_source(Path(spec))[0], Path(spec).stem
     if isinstance(raw, Mapping) and detect_line(raw).layout == "memory.search":
-        return name, _with_2026_9_overrides(name, raw, overrides)
+        return name, _with_memory_search_overrides(name, raw, overrides)
     with active_overrides(()):  # the overrides go on the 2026.9 form, not the 2026.7 one
         name, cfg = resolve_system(spec)
-    return name, _with_2026_9_overrides(name, config_after_upgrade(cfg), overrides)
+    return name, _with_memory_search_overrides(name, config_after_upgrade(cfg), overrides)
 
 
 @dataclass(frozen=True)
@@ -207,7 +211,7 @@ def _refusal(error: ConfigError) -> str:
     return "; ".join(f"{i.path}: {i.message}" if i.path else i.message for i in error.issues)
 
 
-def _why_not_2026_7(spec: Any, override: Override) -> str | None:
+def _why_not_old(spec: Any, override: Override) -> str | None:
     from memlab.eval.systems import resolve_system
 
     if isinstance(spec, MemlabConfig):
@@ -220,9 +224,9 @@ def _why_not_2026_7(spec: Any, override: Override) -> str | None:
     return None
 
 
-def _why_not_2026_9(upgraded: Mapping[str, Any], override: Override) -> str | None:
+def _why_not_new(upgraded: Mapping[str, Any], override: Override) -> str | None:
     try:
-        _check_2026_9(apply_overrides(upgraded, [override]), "--set")
+        _check_memory_search(apply_overrides(upgraded, [override]), "--set")
     except ConfigError as exc:
         return _refusal(exc)
     return None
@@ -238,7 +242,7 @@ def split_overrides(spec: Any, overrides: Iterable[Override], *, production: boo
     ``spec`` (module docstring): each goes to the profiles it names
     (:func:`memlab.config.overrides.override_profiles`) whose schema accepts it, probed one
     override at a time (2026.7: ``spec`` loaded with it; 2026.9: the upgrade of ``spec`` with
-    it, :func:`config_2026_9`'s checks).
+    it, :func:`upgraded_config`'s checks).
 
     Raises :class:`ConfigError` naming the key and each profile it names that does not accept
     it, with the reason, when none does.
@@ -255,7 +259,7 @@ def split_overrides(spec: Any, overrides: Iterable[Override], *, production: boo
     from memlab.eval.systems import resolve_system
 
     overrides = list(overrides)
-    by_profile: dict[str, list[Override]] = {"2026.7": [], "2026.9": []}
+    by_profile: dict[str, list[Override]] = {_OLD: [], _NEW: []}
     notes: list[str] = []
     if not overrides:
         return ProfileOverrides({k: () for k in by_profile})
@@ -266,8 +270,8 @@ def split_overrides(spec: Any, overrides: Iterable[Override], *, production: boo
             upgraded = config_after_upgrade(spec)
         for override in overrides:
             named = override_profiles(override)
-            why = {p: (_why_not_2026_7(spec, override) if p == "2026.7"
-                       else _why_not_2026_9(upgraded, override)) for p in named}
+            why = {p: (_why_not_old(spec, override) if p == _OLD
+                       else _why_not_new(upgraded, override)) for p in named}
             accepted = [p for p in named if why[p] is None]
             if not accepted:
                 raise ConfigError([ConfigIssue(override.key, " and ".join(
@@ -288,17 +292,17 @@ def split_overrides(spec: Any, overrides: Iterable[Override], *, production: boo
     return ProfileOverrides({p: tuple(v) for p, v in by_profile.items()}, tuple(notes))
 
 
-def evaluate_2026_9(dataset: Any, systems: Sequence[Any],
+def evaluate_tiered(dataset: Any, systems: Sequence[Any],
                     metrics: Sequence[str] = ("ndcg@10", "recall@10", "mrr@10"), *,
                     depth: int = 10, production: bool = False, by_tag: bool = False,
                     n_resamples: int = 10_000,
                     active_projects: Sequence[str] | None = None) -> Any:
-    """``memlab eval DATASET --profile 2026.9``: each system (:func:`config_2026_9`) on the
-    2026.9 profile (:func:`run_profile_2026_9`), compared with paired tests as ``memlab eval``
+    """``memlab eval DATASET --profile 2026.9``: each system (:func:`upgraded_config`) on the
+    2026.9 profile (:func:`run_tiered`), compared with paired tests as ``memlab eval``
     does (:func:`memlab.eval.judged.compare_runs`; the first system is the baseline).
 
     >>> from memlab.eval.datasets import load_dataset
-    >>> cmp = evaluate_2026_9(load_dataset("datasets/sample-memory"), ["keyword"],
+    >>> cmp = evaluate_tiered(load_dataset("datasets/sample-memory"), ["keyword"],
     ...                       ["ndcg@10"], n_resamples=100)  # doctest: +SKIP
     >>> print(cmp.to_markdown())  # doctest: +SKIP
     """
@@ -309,15 +313,15 @@ def evaluate_2026_9(dataset: Any, systems: Sequence[Any],
                          "collection: drop --profile 2026.9 for BEIR folders")
     overrides = current_overrides()
     runs: dict[str, pd.DataFrame] = {}
-    with active_overrides(()):  # applied once, in the 2026.9 layout (config_2026_9)
+    with active_overrides(()):  # applied once, in the 2026.9 layout (upgraded_config)
         for spec in systems:
-            name, config = config_2026_9(spec, overrides)
+            name, config = upgraded_config(spec, overrides)
             label, n = name, 2
             while label in runs:
                 label, n = f"{name}#{n}", n + 1
-            runs[label] = run_profile_2026_9(dataset, config, depth=depth,
-                                             production=production,
-                                             active_projects=active_projects)
+            runs[label] = run_tiered(dataset, config, depth=depth,
+                                     production=production,
+                                     active_projects=active_projects)
         return compare_runs(runs, dataset, list(metrics), by_tag=by_tag,
                             n_resamples=n_resamples)
 
@@ -363,7 +367,7 @@ class UpgradeReport:
                      f"[{t.ci_low:+.{digits}f}, {t.ci_high:+.{digits}f}]",
                      f"{t.p_rand:.3g}"] for t in tags.itertuples()]
             parts += [f"## {metric} by tag", markdown_table(
-                ["tag", "judged", "2026.7", "2026.9", "Δ", "95% CI", "p (Holm)"], rows,
+                ["tag", "judged", _OLD, _NEW, "Δ", "95% CI", "p (Holm)"], rows,
                 "lrrrrrr"), "† p < 0.05, paired randomization test, Holm-corrected over the "
                 "tags."]
         parts.append(f"## Queries whose top-1 changes ({len(self.top1)})")
@@ -398,7 +402,7 @@ def _top1(hits: pd.DataFrame) -> pd.Series:
 
 
 def _tag_deltas(comparison: Any, queries: pd.DataFrame, n_resamples: int) -> pd.DataFrame:
-    old, new = _per_query(comparison, "2026.7"), _per_query(comparison, "2026.9")
+    old, new = _per_query(comparison, _OLD), _per_query(comparison, _NEW)
     tags = queries.set_index("qid")["tags"] if "tags" in queries.columns else None
     out = []
     if tags is None:
@@ -470,26 +474,26 @@ def _upgrade_report(dataset: Any, config: Any, split: ProfileOverrides, *,
     if getattr(dataset, "workspace", None) is None:
         raise ValueError("the upgrade report needs a memory dataset (a workspace with "
                          "queries and line-span judgments), not a BEIR collection")
-    o7, o9 = split.by_profile["2026.7"], split.by_profile["2026.9"]
+    o7, o9 = split.by_profile[_OLD], split.by_profile[_NEW]
     with active_overrides(o7):
         _, cfg = resolve_system(config)
     # the 2026.9 side: the upgrade without the 2026.7-only keys, then the 2026.9 ones
-    shared = [o for o in o7 if override_profiles(o) != ("2026.7",)]
+    shared = [o for o in o7 if override_profiles(o) != (_OLD,)]
     if len(shared) == len(o7):
         base = cfg
     else:
         with active_overrides(shared):
             _, base = resolve_system(config)
-    upgraded = _with_2026_9_overrides("the upgraded config", config_after_upgrade(base), o9)
+    upgraded = _with_memory_search_overrides("the upgraded config", config_after_upgrade(base), o9)
     embedders: dict[str, Any] = {}
-    runs = {"2026.7": run_system(dataset, cfg, depth=depth, production=production,
+    runs = {_OLD: run_system(dataset, cfg, depth=depth, production=production,
                                  embedders=embedders),
-            "2026.9": run_profile_2026_9(dataset, upgraded, depth=depth,
+            _NEW: run_tiered(dataset, upgraded, depth=depth,
                                          production=production)}
     comparison = compare_runs(runs, dataset, metrics, by_tag=True, n_resamples=n_resamples)
     first = comparison.metrics[0]
-    old, new = _per_query(comparison, "2026.7"), _per_query(comparison, "2026.9")
-    t7, t9 = _top1(runs["2026.7"]), _top1(runs["2026.9"])
+    old, new = _per_query(comparison, _OLD), _per_query(comparison, _NEW)
+    t7, t9 = _top1(runs[_OLD]), _top1(runs[_NEW])
     text = dataset.queries.set_index("qid")["query"]
     rows = []
     for qid in dataset.queries["qid"]:
@@ -509,9 +513,9 @@ def _upgrade_report(dataset: Any, config: Any, split: ProfileOverrides, *,
         tuned, _ = overrides_from_results(results, metric=first)
         tuned_hits = run_system(dataset, cfg.with_overrides(tuned), depth=depth,
                                 production=production, embedders=embedders)
-        both = compare_runs({"2026.9": runs["2026.9"], "tuned": tuned_hits}, dataset, metrics,
+        both = compare_runs({_NEW: runs[_NEW], "tuned": tuned_hits}, dataset, metrics,
                             n_resamples=n_resamples)
-        tuned_q, fixed_q = _per_query(both, "tuned"), _per_query(both, "2026.9")
+        tuned_q, fixed_q = _per_query(both, "tuned"), _per_query(both, _NEW)
         tests = paired_tests(tuned_q[list(metrics)].to_numpy(float),
                              fixed_q.loc[tuned_q.index, list(metrics)].to_numpy(float),
                              n_resamples=n_resamples, labels=list(metrics))

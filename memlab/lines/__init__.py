@@ -9,6 +9,11 @@ sweep, export, the widgets): an explicit ``memlab.profile``, else the config's l
 line is one module holding a :class:`Line` (often ``LINE = v2026_9.LINE.derive(...)``) and a
 :func:`register` call.
 
+Code outside this package names no version: it asks a line (``layout``, ``engine``,
+``release``, ``date_rule``, ``schemas``) or these helpers: :data:`DATE_RULES` (the
+``memlab.decayRule`` rules), :func:`export_schemas` / :func:`export_schema` (``--schema``),
+:func:`upgrade_lines` (the lines of the upgrade report).
+
 >>> detect_line({"memory": {"search": {"provider": "none"}}}).name
 '2026.9'
 >>> detect_line({"agents": {"defaults": {"memorySearch": {}}},
@@ -25,10 +30,12 @@ from contextlib import contextmanager
 from typing import Any
 
 from memlab.lines import v2026_7, v2026_9
-from memlab.lines.line import Layout, Line, Step
+from memlab.lines.line import DateRule, Layout, Line, Step
 
-__all__ = ["DEFAULT_LINE", "Layout", "Line", "Step", "check_line", "detect_line",
-           "detected_line", "get_line", "layout_of", "line_names", "register", "registered"]
+__all__ = ["DATE_RULES", "DEFAULT_DATE_RULE", "DEFAULT_LINE", "DateRule", "Layout", "Line",
+           "Step", "check_line", "detect_line", "detected_line", "export_schema",
+           "export_schemas", "get_line", "layout_of", "line_names", "register", "registered",
+           "upgrade_lines"]
 
 _LINES: dict[str, Line] = {}
 
@@ -121,8 +128,48 @@ def detected_line(layout: Layout) -> Line:
     raise ValueError(f"no registered OpenClaw line reads the {layout} layout")
 
 
+def upgrade_lines() -> tuple[Line, Line]:
+    """``(old, new)``: the lines OpenClaw's upgrade (``doctor --fix``) moves a config between,
+    the detected line of ``agents.defaults.memorySearch`` and that of ``memory.search``.
+
+    >>> [line.layout for line in upgrade_lines()]
+    ['memorySearch', 'memory.search']
+    """
+    return detected_line("memorySearch"), detected_line("memory.search")
+
+
+def export_schemas() -> tuple[str, ...]:
+    """The export schemas (``--schema``) of the registered lines (:attr:`Line.schemas`).
+
+    >>> export_schemas()
+    ('2026.7', '2026.8', '2026.9')
+    """
+    return tuple(dict.fromkeys(name for line in _LINES.values() for name in line.schemas))
+
+
+def export_schema(name: str) -> tuple[str, Line]:
+    """``(schema, line)``: the export schema called ``name`` (a line's release, e.g.
+    ``openclaw@RELEASE``'s, names the line's own schema) and the line whose layout it writes;
+    a ValueError listing :func:`export_schemas` otherwise.
+
+    >>> export_schema("2026.9.6")[0], export_schema("2026.8")[1].layout
+    ('2026.9', 'memory.search')
+    """
+    for line in _LINES.values():
+        if name == line.release and line.name in line.schemas:
+            name = line.name
+        if name in line.schemas:
+            return name, line
+    raise ValueError(f"schema must be one of {', '.join(export_schemas())} (2026.8 covers "
+                     f"2026.8 and later), not {name!r}")
+
+
 register(v2026_7.LINE)
 register(v2026_9.LINE)
 
 #: The line of a config that names none and has no ``memory.search``.
 DEFAULT_LINE = v2026_7.LINE
+#: The dated/evergreen path rules of temporal decay by name (``memlab.decayRule``).
+DATE_RULES: Mapping[str, DateRule] = {r.name: r for r in (v2026_7.DATE_RULE, v2026_9.DATE_RULE)}
+#: The rule of a config that names none: the default line's.
+DEFAULT_DATE_RULE = DEFAULT_LINE.date_rule

@@ -17,12 +17,26 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Literal
 
-__all__ = ["Layout", "Line", "Step"]
+__all__ = ["DateRule", "Layout", "Line", "Step"]
 
 #: Where a config keeps its memory search: ``agents.defaults.memorySearch`` (per agent
 #: ``agents.list[].memorySearch``) or ``memory.search`` (per agent
 #: ``agents.entries.<id>.memory.search``).
 Layout = Literal["memorySearch", "memory.search"]
+
+
+@dataclass(frozen=True)
+class DateRule:
+    """A dated/evergreen path rule of temporal decay (``memlab.decayRule: NAME``).
+
+    ``dated`` is the regular expression of a dated memory path (three groups: year, month,
+    day), searched in the normalised path; ``evergreen`` the root files decay never applies
+    to (:func:`memlab.workspace.dated_path_date`, :func:`memlab.workspace.is_evergreen`).
+    """
+
+    name: str
+    dated: str
+    evergreen: frozenset[str]
 
 
 def _frozen(mapping: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -74,6 +88,10 @@ class Line:
         Inserted before the default index file's suffix, so lines never share an index file.
     detected
         Whether a config in ``layout`` without ``memlab.profile`` is this line (one per layout).
+    schemas
+        The export schemas (``--schema NAME``) that write this line's layout: the line's own
+        name is its exact schema (checked with the line's own rules); another name is a looser
+        schema of the same layout (an older release's, whose fixed values are reported).
     """
 
     name: str
@@ -88,6 +106,7 @@ class Line:
     index_suffix: str = ""
     detected: bool = False
     description: str = ""
+    schemas: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "fixed", _frozen(self.fixed))
@@ -134,5 +153,6 @@ class Line:
                              + ", ".join(self.stages()))
         recipe = tuple(Step(s.stage, {**s.params, **updates.get(s.stage, {})})
                        for s in self.recipe)
+        changes.setdefault("schemas", ())
         return replace(self, name=name, release=release or self.release, detected=detected,
                        recipe=recipe, **changes)

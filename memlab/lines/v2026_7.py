@@ -17,9 +17,18 @@ weighted merge, temporal decay and MMR when enabled, then ``minScore`` (relaxed 
 
 from __future__ import annotations
 
-from memlab.lines.line import Line, Step
+from memlab.lines.line import DateRule, Line, Step
 
-__all__ = ["LINE"]
+__all__ = ["DATE_RULE", "LINE"]
+
+#: temporal-decay.ts of 2026.7: ``memory/YYYY-MM-DD.md`` directly under a ``memory/`` segment
+#: is dated; ``MEMORY.md`` is evergreen. ``[0-9]`` and ``\Z``, not ``\d`` and ``$``: JS ``\d`` is
+#: ASCII-only and JS ``$`` (no /m) does not match before a trailing newline.
+DATE_RULE = DateRule(
+    name="2026.7",
+    dated=r"(?:^|/)memory/([0-9]{4})-([0-9]{2})-([0-9]{2})\.md\Z",
+    evergreen=frozenset({"MEMORY.md"}),
+)
 
 LINE = Line(
     name="2026.7",
@@ -54,5 +63,6 @@ LINE = Line(
         "experimental.sessionMemory", "extraPaths",
     ),
     chunking_version=4,
-    date_rule="2026.7",
+    date_rule=DATE_RULE.name,
+    schemas=("2026.7",),
 )

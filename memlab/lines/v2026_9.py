@@ -13,9 +13,18 @@ the fusion, temporal decay and MMR always on, importance and project multipliers
 
 from __future__ import annotations
 
-from memlab.lines.line import Line, Step
+from memlab.lines.line import DateRule, Line, Step
 
-__all__ = ["LINE"]
+__all__ = ["DATE_RULE", "LINE"]
+
+#: temporal-decay.ts since 2026.8 (``memlab.decayRule: "2026.8"``): a dated note may sit at any
+#: depth under ``memory/`` (``memory/dreaming/light/YYYY-MM-DD.md``) and carry a slug
+#: (``memory/YYYY-MM-DD-topic.md``); ``USER.md`` is evergreen too.
+DATE_RULE = DateRule(
+    name="2026.8",
+    dated=r"(?:^|/)memory/(?:[^/]+/)*([0-9]{4})-([0-9]{2})-([0-9]{2})(?:-[^/]+)?\.md\Z",
+    evergreen=frozenset({"MEMORY.md", "USER.md"}),
+)
 
 LINE = Line(
     name="2026.9",
@@ -59,6 +68,9 @@ LINE = Line(
         "query.hybrid.temporalDecay.halfLifeDays": 30,
     },
     chunking_version=5,
-    date_rule="2026.8",
+    date_rule=DATE_RULE.name,
     index_suffix=".2026.9",
+    # "2026.8": memory.search of 2026.8 and later, the retired knobs' fixed values reported;
+    # "2026.9": 2026.9.6's strict memory.search, a value it cannot express refused.
+    schemas=("2026.8", "2026.9"),
 )

@@ -32,6 +32,7 @@ from memlab.corpus import Corpus
 from memlab.frames import Query, QueryHits, rerank
 from memlab.kernels.decay import DAY_MS, decay_multiplier, decay_multipliers
 from memlab.kernels.tail import Decay
+from memlab.lines import DEFAULT_DATE_RULE
 from memlab.pipeline import Stage
 from memlab.workspace import dated_path_date, is_evergreen
 
@@ -77,7 +78,7 @@ class TemporalDecay(Stage):
     """
 
     def __init__(self, corpus: Corpus, half_life_days: float = 30, enabled: bool = True,
-                 now: object = None, rule: str = "2026.7"):
+                 now: object = None, rule: str = DEFAULT_DATE_RULE):
         self.corpus = corpus
         self.half_life_days = half_life_days
         self.enabled = enabled

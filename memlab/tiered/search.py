@@ -262,10 +262,10 @@ class TieredSearch:
         if e["source"] == "sessions":
             m = e.get("sourceMtime")
             return float(m) if m is not None and math.isfinite(m) else math.nan
-        day = dated_path_date(e["path"], rule="2026.8")
+        day = dated_path_date(e["path"], rule=self.line.date_rule)
         if day is not None:
             return float(np.datetime64(day.isoformat(), "ms").astype(np.int64))
-        if e["source"] == "memory" and is_evergreen(e["path"], "memory", rule="2026.8"):
+        if e["source"] == "memory" and is_evergreen(e["path"], "memory", rule=self.line.date_rule):
             return math.nan
         try:
             return os.stat(self.workspace / e["path"]).st_mtime_ns / 1e6

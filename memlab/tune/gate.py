@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from memlab.config import MemlabConfig, load_config
+from memlab.config import DEFAULT_SCHEMA, MemlabConfig, load_config
 
 __all__ = ["DEFAULT_BASELINE", "EVAL_BUDGET", "GATE_GRID", "GATE_MODELS", "GATED", "SAME_MODEL",
            "FoldConfig", "QualityGate", "exportable", "fold_configs", "gain_tests",
@@ -73,7 +73,7 @@ SAME_MODEL = "same model, tuned knobs"
 GATED = "tuned model + knobs"
 
 
-def exportable(cfg: MemlabConfig, schema: str = "2026.7") -> bool:
+def exportable(cfg: MemlabConfig, schema: str = DEFAULT_SCHEMA) -> bool:
     """Whether :func:`memlab.config.export_config` writes ``cfg`` for ``schema`` without
     ``allow_lossy`` (warnings about inexpressible values count as not exportable too).
 

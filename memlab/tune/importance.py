@@ -4,7 +4,7 @@
 by ``0.75 + 0.05·N`` for ``<!-- importance: N -->`` (:func:`memlab.annotations
 .importance_multiplier`). :func:`annotate_importance` writes such annotations on chosen entries
 of a *copy* of a workspace; :func:`importance_whatif` runs the 2026.9 profile on the dataset as
-it is and with the annotations (:func:`memlab.eval.upgrade.run_profile_2026_9`; annotations are
+it is and with the annotations (:func:`memlab.eval.upgrade.run_tiered`; annotations are
 stripped before indexing with line numbers kept, so the line-span judgments still apply) and
 compares the two with paired tests (:func:`memlab.eval.judged.compare_runs`).
 
@@ -145,12 +145,12 @@ def importance_whatif(dataset: Any, entries: Mapping[tuple[str, int], int],
     only): a :class:`~memlab.eval.experiment.Comparison` of ``"as is"`` (baseline) and
     ``"annotated"``."""
     from memlab.eval.judged import compare_runs
-    from memlab.eval.upgrade import run_profile_2026_9
+    from memlab.eval.upgrade import run_tiered
 
     config = dict(config or {"memory": {"search": {"provider": "none"}}})
-    base = run_profile_2026_9(dataset, config, depth=depth)
+    base = run_tiered(dataset, config, depth=depth)
     with tempfile.TemporaryDirectory(prefix="memlab-importance-") as tmp:
         annotate_importance(dataset.workspace, entries, Path(tmp) / "workspace")
-        annotated = run_profile_2026_9(replace(dataset, root=Path(tmp)), config, depth=depth)
+        annotated = run_tiered(replace(dataset, root=Path(tmp)), config, depth=depth)
     return compare_runs({"as is": base, "annotated": annotated}, dataset, metrics,
                         n_resamples=n_resamples)

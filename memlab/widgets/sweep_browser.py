@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 
+from memlab.config.memory_keys import DEFAULT_SCHEMA, SCHEMAS
 from memlab.widgets.common import html_table, ipywidgets_module
 
 __all__ = ["SweepBrowser"]
@@ -76,7 +77,7 @@ class SweepBrowser:
                                  style=style)
         self.rank = w.BoundedIntText(value=1, min=1, max=len(self.results),
                                      description="selected rank", style=style)
-        self.schema = w.Dropdown(options=["2026.7", "2026.8"], value="2026.7",
+        self.schema = w.Dropdown(options=list(SCHEMAS), value=DEFAULT_SCHEMA,
                                  description="OpenClaw schema", style=style)
         self.allow_lossy = w.Checkbox(value=False, description="drop memlab-only choices")
         self.path = w.Text(value="openclaw.tuned.json5", description="export to", style=style)

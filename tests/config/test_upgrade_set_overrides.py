@@ -1,7 +1,7 @@
 """``memlab eval DATASET --profile 2026.7 --profile 2026.9 --set KEY=VALUE``: each override
 reaches the run(s) whose layout accepts it (memlab.eval.upgrade.split_overrides), a key that
 no profile it names accepts is refused naming the key and the profile, and
-``memlab eval --profile 2026.9`` applies ``--set`` in the 2026.9 layout (config_2026_9)."""
+``memlab eval --profile 2026.9`` applies ``--set`` in the 2026.9 layout (upgraded_config)."""
 
 from __future__ import annotations
 
@@ -86,7 +86,7 @@ def test_a_key_no_named_profile_accepts_is_refused(text, profiles):
 
 def test_report_runs_get_their_own_overrides(dataset, monkeypatch):
     seen: dict[str, object] = {}
-    real_7, real_9 = systems.run_system, upgrade.run_profile_2026_9
+    real_7, real_9 = systems.run_system, upgrade.run_tiered
 
     def run_7(ds, cfg, **kw):
         seen["2026.7"] = cfg
@@ -98,7 +98,7 @@ def test_report_runs_get_their_own_overrides(dataset, monkeypatch):
         return seen["hits_9"]
 
     monkeypatch.setattr(systems, "run_system", run_7)
-    monkeypatch.setattr(upgrade, "run_profile_2026_9", run_9)
+    monkeypatch.setattr(upgrade, "run_tiered", run_9)
     with active_overrides(_sets("memory.search.query.maxResults=1", "query.minScore=0.05",
                                 "memorySearch.query.hybrid.temporalDecay.enabled=true")):
         report = upgrade.upgrade_report(dataset, "keyword", metrics=["mrr@10"], tune=False,
@@ -126,13 +126,13 @@ def test_cli_refuses_naming_key_and_profile(dataset, capsys):
 
 def test_profile_2026_9_applies_set_in_its_layout(tmp_path):
     cfg9 = {"memory": {"search": {"provider": "none"}}}
-    got = upgrade.config_2026_9(cfg9, _sets("memory.search.query.maxResults=2",
-                                            "query.minScore=0.1"))[1]
+    got = upgrade.upgraded_config(cfg9, _sets("memory.search.query.maxResults=2",
+                                              "query.minScore=0.1"))[1]
     assert got["memory"]["search"] == {"provider": "none",
                                        "query": {"maxResults": 2, "minScore": 0.1}}
-    assert upgrade.config_2026_9("keyword", _sets("memory.search.query.maxResults=2"))[1][
+    assert upgrade.upgraded_config("keyword", _sets("memory.search.query.maxResults=2"))[1][
         "memory"]["search"]["query"] == {"maxResults": 2}
     with pytest.raises(ConfigError, match="names the 2026.7 search block"):
-        upgrade.config_2026_9(cfg9, _sets("memorySearch.query.maxResults=2"))
+        upgrade.upgraded_config(cfg9, _sets("memorySearch.query.maxResults=2"))
     with pytest.raises(ConfigError, match="retired in OpenClaw 2026.9"):
-        upgrade.config_2026_9("keyword", _sets("query.hybrid.vectorWeight=0.5"))
+        upgrade.upgraded_config("keyword", _sets("query.hybrid.vectorWeight=0.5"))

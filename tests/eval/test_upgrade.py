@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memlab.config import load_config
-from memlab.eval.upgrade import config_after_upgrade, run_profile_2026_9, upgrade_report
+from memlab.eval.upgrade import config_after_upgrade, run_tiered, upgrade_report
 from memlab.tune.sweep import sweep
 from tests.upgrade_dataset import write_dataset
 
@@ -25,7 +25,7 @@ def test_config_after_upgrade_keeps_what_2026_9_accepts_and_names_the_provider()
 
 
 def test_profile_run_reads_user_md(dataset):
-    hits = run_profile_2026_9(dataset, {"memory": {"search": {"provider": "none"}}})
+    hits = run_tiered(dataset, {"memory": {"search": {"provider": "none"}}})
     q1 = hits[hits["qid"] == "q1"].sort_values("rank")
     assert q1.iloc[0]["path"] == "USER.md"
     assert list(hits.columns[:4]) == ["qid", "path", "start_line", "end_line"]
@@ -79,7 +79,7 @@ def test_importance_whatif_scales_the_annotated_entry(dataset, tmp_path):
     config = {"memory": {"search": {"provider": "none"}}}
 
     def user_md_score(ds):
-        hits = run_profile_2026_9(ds, config)
+        hits = run_tiered(ds, config)
         return hits[(hits["qid"] == "q1") & (hits["path"] == "USER.md")]["score"].iloc[0]
 
     annotate_importance(dataset.workspace, {("USER.md", 1): 10}, tmp_path / "w" / "workspace")
@@ -103,7 +103,7 @@ def test_sweep_tiered_runs_each_point_on_the_profile_and_exports(dataset, tmp_pa
     rows = sweep_tiered(dataset, grid, base, metrics=["recall@10"])
     assert len(rows) == 4 and set(rows["dataset"]) == {dataset.name}
     # each point equals a direct run of the profile with that config
-    direct = run_profile_2026_9(dataset, {**base, "memory": {"search": {
+    direct = run_tiered(dataset, {**base, "memory": {"search": {
         "provider": "none", "query": {"maxResults": 1}}}}, production=True)
     assert direct.groupby("qid").size().max() == 1
     from memlab.eval.experiment import evaluate

@@ -8,14 +8,19 @@ import json
 import pytest
 
 from memlab.lines import (
+    DATE_RULES,
+    DEFAULT_DATE_RULE,
     Line,
     Step,
     detect_line,
+    export_schema,
+    export_schemas,
     get_line,
     layout_of,
     line_names,
     register,
     registered,
+    upgrade_lines,
 )
 from memlab.openclaw import MemorySearch
 
@@ -94,3 +99,18 @@ def test_the_2026_7_layout_on_the_2026_9_line_is_refused_as_openclaw_does():
         MemorySearch(WORKSPACE, {"agents": {"defaults": {"memorySearch": {"provider": "none"}}},
                                  "memlab": {"profile": "2026.9"}})
 
+
+
+def test_date_rules_schemas_and_the_upgrade_are_the_lines_data():
+    lines = [get_line(name) for name in line_names()]
+    assert {line.date_rule for line in lines} == set(DATE_RULES)
+    assert DEFAULT_DATE_RULE == get_line("2026.7").date_rule == "2026.7"
+    assert get_line("2026.9").date_rule == "2026.8"
+    assert DATE_RULES["2026.8"].evergreen == {"MEMORY.md", "USER.md"}
+    assert export_schemas() == ("2026.7", "2026.8", "2026.9")
+    assert export_schema("2026.7.35") == ("2026.7", get_line("2026.7"))
+    assert export_schema("2026.8") == ("2026.8", get_line("2026.9"))
+    with pytest.raises(ValueError, match="schema must be one of 2026.7, 2026.8, 2026.9"):
+        export_schema("2026.10")
+    assert [line.name for line in upgrade_lines()] == ["2026.7", "2026.9"]
+    assert get_line("2026.9").derive("scratch").schemas == ()  # a derived line exports nothing

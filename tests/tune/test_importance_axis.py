@@ -14,7 +14,7 @@ import pytest
 
 from memlab.eval.datasets import load_dataset
 from memlab.eval.experiment import evaluate
-from memlab.eval.upgrade import run_profile_2026_9
+from memlab.eval.upgrade import run_tiered
 from memlab.tune.errors import SweepError
 from memlab.tune.importance import annotate_importance, importance_whatif
 from memlab.tune.sweep_tiered import TieredRanker, point_config, sweep_tiered, tune_tiered
@@ -93,7 +93,7 @@ def test_a_sweep_point_equals_a_full_run_of_the_annotated_copy(dataset, tmp_path
             (copy / name).write_text((dataset.root / name).read_text())
         config = point_config(KEYWORD, {"query.maxResults": int(row["query.maxResults"]),
                                         "query.minScore": 0.0})
-        direct = run_profile_2026_9(load_dataset(copy), config, production=True)
+        direct = run_tiered(load_dataset(copy), config, production=True)
         point = {k: (None if pd.isna(row[k]) else row[k]) for k in grid}
         pd.testing.assert_frame_equal(ranker.hits(point), direct)
         want = evaluate(direct, dataset.qrels, ["mrr@10"], dataset.queries).means["mrr@10"]

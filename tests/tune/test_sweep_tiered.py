@@ -1,4 +1,4 @@
-"""The 2026.9 profile on datasets: rank/select split, grouped sweeps, Optuna, evaluate_2026_9,
+"""The 2026.9 profile on datasets: rank/select split, grouped sweeps, Optuna, evaluate_tiered,
 and the CLI's --profile/--projects (issue 14, the 2026.9.6 line)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import json
 import pytest
 
 from memlab.embed.hashing import HashingProvider
-from memlab.eval.upgrade import config_2026_9, evaluate_2026_9, run_profile_2026_9
+from memlab.eval.upgrade import evaluate_tiered, run_tiered, upgraded_config
 from memlab.tiered.search import TieredSearch
 from memlab.tune.sweep_tiered import TieredRanker, sweep_tiered, tune_tiered
 from tests.upgrade_dataset import NOW, QUERIES, write_dataset
@@ -52,7 +52,7 @@ def test_grouped_sweep_searches_once_per_leg_group_and_equals_direct_runs(datase
 
     for row in rows.itertuples(index=False):
         point = dict(zip(grid, row[:3], strict=True))
-        direct = run_profile_2026_9(dataset, point_config(base, point), production=True)
+        direct = run_tiered(dataset, point_config(base, point), production=True)
         want = evaluate(direct, dataset.qrels, ["recall@10"], dataset.queries).means
         assert row[3] == pytest.approx(want["recall@10"])
     # a minScore of 0.5 keeps fewer hits than 0: the selection axis acts
@@ -77,8 +77,8 @@ def test_tune_tiered_finds_the_grid_best_with_cached_legs(dataset):
 
 def test_active_projects_scale_project_entries(dataset):
     config = {"memory": {"search": {"provider": "none"}}}
-    plain = run_profile_2026_9(dataset, config)
-    ops = run_profile_2026_9(dataset, config, active_projects=["acme/ops"])
+    plain = run_tiered(dataset, config)
+    ops = run_tiered(dataset, config, active_projects=["acme/ops"])
 
     def score(hits, qid, path, line):
         h = hits[(hits["qid"] == qid) & (hits["path"] == path) & (hits["start_line"] == line)]
@@ -93,13 +93,13 @@ def test_active_projects_scale_project_entries(dataset):
 def test_config_2026_9_and_evaluate(dataset, tmp_path):
     path = tmp_path / "mine.json5"
     path.write_text('{memory: {search: {provider: "none", query: {maxResults: 2}}}}')
-    assert config_2026_9(str(path)) == ("mine", {"memory": {"search": {
+    assert upgraded_config(str(path)) == ("mine", {"memory": {"search": {
         "provider": "none", "query": {"maxResults": 2}}}})
-    assert config_2026_9("keyword")[1]["memory"] == {"search": {"provider": "none"}}
-    cmp = evaluate_2026_9(dataset, ["keyword", str(path)], ["recall@10"], n_resamples=50,
+    assert upgraded_config("keyword")[1]["memory"] == {"search": {"provider": "none"}}
+    cmp = evaluate_tiered(dataset, ["keyword", str(path)], ["recall@10"], n_resamples=50,
                           production=True)
     assert list(cmp.table.index) == ["keyword", "mine"]
-    direct = run_profile_2026_9(dataset, config_2026_9(str(path))[1], production=True)
+    direct = run_tiered(dataset, upgraded_config(str(path))[1], production=True)
     from memlab.eval.experiment import evaluate
 
     want = evaluate(direct, dataset.qrels, ["recall@10"], dataset.queries).means["recall@10"]
