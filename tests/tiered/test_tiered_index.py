@@ -1,15 +1,17 @@
 """The 2026.9 profile's persistent index: incremental sync (only new and changed files
 re-chunked and re-embedded, deleted files dropped, one transaction per file, a killed sync
 completed by the next one), results equal to a full rebuild's, 2026.9.6's row order, the
-2026.7 index's lock and file-safety checks."""
+2026.7 index's lock and file-safety checks, and ``memlab index/search --profile 2026.9``."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
 import pytest
 
+from memlab.cli.main import main
 from memlab.embed.hashing import HashingProvider
 from memlab.index.errors import IndexLocked, NotAnIndex
 from memlab.index.sync import IndexLock
@@ -190,6 +192,32 @@ def test_a_held_lock_makes_a_second_sync_fail(workspace, tmp_path):
         TieredSearch(workspace, KEYWORD_ONLY).close()  # an in-memory index takes no lock
     s.sync()  # released
     s.close()
+
+
+def test_cli_index_and_search_report_the_lock(workspace, tmp_path, capsys):
+    index = tmp_path / "i.sqlite"
+    config = tmp_path / "openclaw.json"
+    config.write_text(json.dumps(KEYWORD_ONLY), encoding="utf-8")
+    args = ["--profile", "2026.9", "--index", str(index), "--config", str(config)]
+    assert main(["index", str(workspace), *args]) == 0
+    assert capsys.readouterr().out == "Memory index updated (main): 5 files indexed.\n"
+    (workspace / "USER.md").unlink()
+    assert main(["index", str(workspace), *args]) == 0
+    assert capsys.readouterr().out == "Memory index updated (main): 4 files indexed.\n"
+    with IndexLock(index):
+        assert main(["index", str(workspace), *args]) == 5
+        err = capsys.readouterr().err
+        assert err == (f"memlab: error: another memlab index is running on {index}; wait for "
+                       "it to finish (the index stays consistent) and try again\n")
+        (workspace / "memory" / "team" / "billing.md").unlink()
+        # a search reads the index as it is (as on 2026.7), with the lock's message
+        assert main(["search", str(workspace), "invoices", "--json", "--now", NOW,
+                     *args]) == 0
+        out = capsys.readouterr()
+        assert "searching the index as it is" in out.err
+        assert [r["path"] for r in json.loads(out.out)["results"]] == ["memory/team/billing.md"]
+    assert main(["search", str(workspace), "invoices", "--json", "--now", NOW, *args]) == 0
+    assert json.loads(capsys.readouterr().out)["results"] == []
 
 
 def test_a_file_that_is_not_an_index_is_refused(workspace, tmp_path):
