@@ -444,9 +444,10 @@ def sync_index(con: sqlite3.Connection, files: Sequence[SourceFile], settings: d
     other chunk) and a new file the next source id, whereas a rebuild numbers them in
     listing order. Rankings do not depend on rowids except where candidates tie exactly at
     a candidate cut (the 200 of each leg, or a smaller ``memlab.whatIf.candidateUniverse``):
-    sqlite-vec's KNN and FTS5's ``ORDER BY rank`` keep such ties in row order, so there
-    2026.9.6 itself answers by insertion order after an incremental sync; memlab does the
-    same. ``sync(force=True)`` restores the listing order.
+    FTS5's ``ORDER BY rank`` keeps such ties in row order (and memlab models sqlite-vec's
+    KNN the same way), so there 2026.9.6 itself answers by insertion order after an
+    incremental sync; memlab does the same (docs/openclaw-2026.9.md section 2.5).
+    ``sync(force=True)`` restores the listing order.
     """
     started = time.perf_counter()
     meta = stored_meta(con)
