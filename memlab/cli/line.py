@@ -134,6 +134,20 @@ def _index_path(args: argparse.Namespace, raw: dict[str, Any], line: Line) -> Pa
     return default_index_path(args.workspace, line.index_suffix)
 
 
+def _sync_or_read(ms: Any) -> None:
+    """Sync before a search or status; while another ``memlab index`` holds the index's lock,
+    search the index as it is with a warning, as the 2026.7 index does (``IndexLocked``, exit
+    code 5, only when there is no index yet)."""
+    from memlab.index.errors import IndexLocked
+
+    try:
+        ms.sync()
+    except IndexLocked as exc:
+        if not ms.reload():
+            raise
+        print(f"memlab: {exc}; searching the index as it is", file=sys.stderr)
+
+
 def dispatch(verb: str, args: argparse.Namespace) -> int | None:
     """Run ``verb`` on the 2026.9 profile when it applies; ``None`` otherwise."""
     raw = _raw_config(args)
@@ -154,14 +168,15 @@ def dispatch(verb: str, args: argparse.Namespace) -> int | None:
     ms = TieredSearch(args.workspace, raw, agent_id=agent, index_path=path, sync=False,
                       line=line)
     try:
-        if verb == "index":
+        if verb == "index":  # another indexer holding the lock: IndexLocked, exit 5
             ms.sync(force=bool(getattr(args, "force", False)))
-            files = ms.meta.get("files", 0)
-            print(f"Memory index updated ({agent}): {files} file(s) indexed."
+            files = ms.meta.get("files", 0)  # 2026.9.6 counts the indexed files, not the
+            print(f"Memory index updated ({agent}): {files} "  # ones this run rewrote
+                  f"{'file' if files == 1 else 'files'} indexed."
                   if files else f"No memory files found in {args.workspace}; nothing indexed "
                   f"({agent}).")
             return 0
-        ms.sync()
+        _sync_or_read(ms)
         if verb == "status":  # the shape of `openclaw memory status [--json]` of 2026.9.6
             from memlab.tiered.status import format_status, index_status
 

@@ -6,7 +6,9 @@ text, lines, hash, recall metadata, embedding as float32), the body FTS
 ``memory_index_chunks_fts`` (text only, no path prefix) and the path FTS
 ``memory_index_paths_fts`` (:mod:`memlab.index.paths`), and ``memory_index_meta`` whose
 identity includes ``chunkingVersion: 5``: an index built by another profile, provider, model,
-tokenizer or from other file contents is rebuilt (:func:`open_index`).
+tokenizer, sources or chunking version is rebuilt whole (:func:`build_index`, one transaction);
+otherwise :func:`sync_index` updates it file by file as 2026.9.6's ``syncMemoryFiles`` /
+``syncArchiveFiles`` do (see :func:`sync_index` for what that means for row order).
 
 What is indexed (:func:`collect_files`): ``MEMORY.md``, ``USER.md``, ``memory/**``,
 ``extraPaths`` (strings or ``{path, pattern}``: a directory's files filtered by the glob,
@@ -31,7 +33,9 @@ import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,7 +44,9 @@ import numpy as np
 
 from memlab.annotations import chunk_metadata
 from memlab.chunking import chunk_memory_file, split_for_provider
-from memlab.index.paths import TOKENIZE_CLAUSES, add_path, create_paths_fts
+from memlab.index.paths import PATHS_FTS_TABLE, TOKENIZE_CLAUSES, add_path, create_paths_fts
+from memlab.index.store import APPLICATION_ID
+from memlab.index.store import index_file_problem as store_file_problem
 from memlab.sessions.live_store import (
     chunk_at_reset_boundary,
     live_store_path,
@@ -157,30 +163,112 @@ def file_chunks(file: SourceFile, max_input_bytes: int | None) -> list[IndexChun
     return out
 
 
-def identity(files: Sequence[SourceFile], settings: dict[str, Any]) -> str:
-    """The index identity: the settings (profile, chunking version, provider, model,
-    tokenizer, sources) and every file's path, source, mtime and content hash."""
-    h = hashlib.sha256(json.dumps(settings, sort_keys=True).encode("utf-8"))
-    for f in files:
-        h.update(f"\0{f.source}\0{f.path}\0{f.mtime_ms!r}\0".encode())
-        h.update(hashlib.sha256(f.content.encode("utf-8", "surrogatepass")).digest())
-    return h.hexdigest()
+def content_hash(file: SourceFile) -> str:
+    """The hash stored per file in ``memory_index_sources.hash``: sha256 of its indexed text
+    (a memory file's content, a transcript's rendered text)."""
+    return hashlib.sha256(file.content.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def identity(settings: dict[str, Any]) -> str:
+    """The index identity: a hash of the settings it was built with (profile, chunking
+    version, provider, model, tokenizer, sources). Files are compared one by one
+    (:func:`sync_index`); a different identity means a full rebuild."""
+    return hashlib.sha256(json.dumps(settings, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+# ------------------------------------------------------------------------------- the file
+
+#: Tables of this index (FTS5 adds shadow tables ``<fts>_data`` etc.).
+_OWN_TABLES = (META_TABLE, SOURCES_TABLE, CHUNKS_TABLE, FTS_TABLE, PATHS_FTS_TABLE)
+
+
+def _own_table(name: str) -> bool:
+    return name.startswith("sqlite_") or any(name == t or name.startswith(f"{t}_")
+                                             for t in _OWN_TABLES)
+
+
+def index_file_problem(path: str | Path) -> str | None:
+    """Why ``path`` must not be used as this index (``None`` when it may): the checks of the
+    2026.7 index (:func:`memlab.index.store.index_file_problem`: a missing or empty file, or a
+    regular SQLite file carrying memlab's marker), plus, for a file without the marker (an
+    index of this profile written before it had one), SQLite holding only this index's tables.
+
+    >>> import tempfile, pathlib
+    >>> notes = pathlib.Path(tempfile.mkdtemp()) / "MEMORY.md"
+    >>> _ = notes.write_text("# my notes\\n")
+    >>> index_file_problem(notes)
+    'it does not start with the SQLite header'
+    """
+    problem = store_file_problem(path)
+    if problem is None:
+        return None
+    try:
+        with open(path, "rb") as fh:
+            header = fh.read(100)
+        if not header.startswith(b"SQLite format 3\x00") or len(header) < 100 or \
+                int.from_bytes(header[68:72], "big") != 0:
+            return problem
+        con = sqlite3.connect(f"file:{Path(path)}?mode=ro", uri=True)
+        try:
+            names = [r[0] for r in con.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")]
+        finally:
+            con.close()
+    except (OSError, sqlite3.Error):
+        return problem
+    return None if all(_own_table(n) for n in names) else problem
+
+
+def connect(index_path: str | Path) -> sqlite3.Connection:
+    """Open the index (``":memory:"`` for none). A file is opened in WAL mode, so a search
+    reads a consistent snapshot while an indexer writes; transactions are explicit
+    (:func:`sync_index`)."""
+    con = sqlite3.connect(str(index_path))
+    if str(index_path) != ":memory:":
+        con.execute("PRAGMA busy_timeout=30000")
+        try:
+            con.execute("PRAGMA journal_mode=WAL")
+            con.execute("PRAGMA synchronous=NORMAL")
+        except sqlite3.OperationalError:  # a read-only file: searched as it is
+            pass
+    return con
+
+
+@contextmanager
+def _transaction(con: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT``, ``ROLLBACK`` on any exception."""
+    if con.in_transaction:
+        con.commit()
+    con.execute("BEGIN IMMEDIATE")
+    try:
+        yield con
+    except BaseException:
+        if con.in_transaction:
+            con.rollback()
+        raise
+    con.commit()
 
 
 def _create(con: sqlite3.Connection, tokenizer: str) -> None:
     clause = TOKENIZE_CLAUSES[tokenizer]
-    con.executescript(f"""
-        CREATE TABLE {META_TABLE}(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-        CREATE TABLE {SOURCES_TABLE}(id INTEGER PRIMARY KEY, path TEXT NOT NULL,
-            source TEXT NOT NULL, mtime REAL NOT NULL, size INTEGER NOT NULL);
-        CREATE TABLE {CHUNKS_TABLE}(rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,
-            path TEXT NOT NULL, source TEXT NOT NULL, start_line INTEGER NOT NULL,
-            end_line INTEGER NOT NULL, text TEXT NOT NULL, hash TEXT NOT NULL, model TEXT,
-            importance INTEGER, triggers TEXT, project_key TEXT, embedding BLOB);
-        CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5(text, id UNINDEXED, path UNINDEXED,
-            source UNINDEXED, model UNINDEXED, start_line UNINDEXED, end_line UNINDEXED{clause});
-    """)
+    for statement in (
+        f"CREATE TABLE {META_TABLE}(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+        f"CREATE TABLE {SOURCES_TABLE}(id INTEGER PRIMARY KEY, path TEXT NOT NULL, "
+        "source TEXT NOT NULL, hash TEXT NOT NULL, mtime REAL NOT NULL, size INTEGER NOT NULL, "
+        "UNIQUE (path, source))",
+        f"CREATE TABLE {CHUNKS_TABLE}(rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, "
+        "path TEXT NOT NULL, source TEXT NOT NULL, start_line INTEGER NOT NULL, "
+        "end_line INTEGER NOT NULL, text TEXT NOT NULL, hash TEXT NOT NULL, model TEXT, "
+        "importance INTEGER, triggers TEXT, project_key TEXT, embedding BLOB)",
+        f"CREATE INDEX idx_{CHUNKS_TABLE}_path_source ON {CHUNKS_TABLE}(path, source)",
+        f"CREATE INDEX idx_{CHUNKS_TABLE}_hash ON {CHUNKS_TABLE}(hash)",
+        f"CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5(text, id UNINDEXED, path UNINDEXED, "
+        "source UNINDEXED, model UNINDEXED, start_line UNINDEXED, end_line UNINDEXED"
+        f"{clause})",
+    ):
+        con.execute(statement)
     create_paths_fts(con, tokenizer)
+    con.execute(f"PRAGMA application_id = {APPLICATION_ID}")  # memlab's marker
 
 
 def _drop_all(con: sqlite3.Connection) -> None:
@@ -191,7 +279,6 @@ def _drop_all(con: sqlite3.Connection) -> None:
             con.execute(f'DROP {"VIEW" if kind == "view" else "TABLE"} IF EXISTS "{name}"')
         except sqlite3.OperationalError:  # shadow tables of an FTS table already dropped
             pass
-    con.commit()
 
 
 def stored_meta(con: sqlite3.Connection) -> dict[str, Any] | None:
@@ -203,35 +290,233 @@ def stored_meta(con: sqlite3.Connection) -> dict[str, Any] | None:
     return json.loads(row[0]) if row else None
 
 
-def build_index(con: sqlite3.Connection, files: Sequence[SourceFile], settings: dict[str, Any],
-                embed: Callable[[list[str]], np.ndarray] | None,
-                max_input_bytes: int | None) -> dict[str, Any]:
-    """(Re)build the whole index from ``files``; ``embed`` maps texts to vectors (``None``:
-    keyword only). Returns the stored meta."""
-    _drop_all(con)
-    _create(con, settings["ftsTokenizer"])
-    chunks: list[IndexChunk] = []
-    for sid, f in enumerate(files, start=1):
-        con.execute(f"INSERT INTO {SOURCES_TABLE}(id, path, source, mtime, size) "
-                    "VALUES (?, ?, ?, ?, ?)", (sid, f.path, f.source, f.mtime_ms, f.size))
-        add_path(con, sid, f.path, f.source)
-        chunks.extend(file_chunks(f, max_input_bytes))
-    vectors = embed([c.text for c in chunks]) if embed is not None and chunks else None
-    model = settings.get("model") or "fts-only"
-    for i, c in enumerate(chunks):
-        blob = None if vectors is None else np.asarray(vectors[i], dtype="<f4").tobytes()
-        con.execute(f"INSERT INTO {CHUNKS_TABLE}(id, path, source, start_line, end_line, text, "
-                    "hash, model, importance, triggers, project_key, embedding) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (c.id, c.path, c.source, c.start_line, c.end_line, c.text, c.hash, model,
-                     c.importance, c.triggers, c.project_key, blob))
-        con.execute(f"INSERT INTO {FTS_TABLE}(text, id, path, source, model, start_line, "
-                    "end_line) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (c.text, c.id, c.path, c.source, model, c.start_line, c.end_line))
-    meta = {**settings, "chunkingVersion": CHUNKING_VERSION, "files": len(files),
-            "chunks": len(chunks),
-            "vectorDims": int(vectors.shape[1]) if vectors is not None and len(vectors) else None}
-    con.execute(f"INSERT INTO {META_TABLE}(key, value) VALUES (?, ?)",
+# ------------------------------------------------------------------------------- writing
+
+Embed = Callable[[list[str]], np.ndarray]
+
+
+def _blob(vector: Any) -> bytes:
+    return np.asarray(vector, dtype="<f4").tobytes()
+
+
+def _insert_chunks(con: sqlite3.Connection, chunks: Sequence[IndexChunk],
+                   blobs: Sequence[bytes | None], model: str) -> None:
+    """Append ``chunks`` (rowid = the next free one, as ``chunk_rowid INTEGER PRIMARY KEY``
+    gets it) and their body FTS rows (``rowid = chunk_rowid``, as 2026.9.6's trigger)."""
+    for c, blob in zip(chunks, blobs, strict=True):
+        cur = con.execute(
+            f"INSERT INTO {CHUNKS_TABLE}(id, path, source, start_line, end_line, text, hash, "
+            "model, importance, triggers, project_key, embedding) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (c.id, c.path, c.source, c.start_line, c.end_line, c.text, c.hash, model,
+             c.importance, c.triggers, c.project_key, blob))
+        con.execute(f"INSERT INTO {FTS_TABLE}(rowid, text, id, path, source, model, start_line, "
+                    "end_line) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (cur.lastrowid, c.text, c.id, c.path, c.source, model, c.start_line,
+                     c.end_line))
+
+
+def _clear_file(con: sqlite3.Connection, path: str, source: str) -> None:
+    """``MemorySourceIndexKernel.clear``: the file's chunks and their FTS rows."""
+    con.execute(f"DELETE FROM {FTS_TABLE} WHERE rowid IN (SELECT rowid FROM {CHUNKS_TABLE} "
+                "WHERE path = ? AND source = ?)", (path, source))
+    con.execute(f"DELETE FROM {CHUNKS_TABLE} WHERE path = ? AND source = ?", (path, source))
+
+
+def _write_meta(con: sqlite3.Connection, settings: dict[str, Any], dims: int | None
+                ) -> dict[str, Any]:
+    files = con.execute(f"SELECT COUNT(*) FROM {SOURCES_TABLE}").fetchone()[0]
+    chunks = con.execute(f"SELECT COUNT(*) FROM {CHUNKS_TABLE}").fetchone()[0]
+    meta = {**settings, "chunkingVersion": CHUNKING_VERSION, "identity": identity(settings),
+            "files": files, "chunks": chunks, "vectorDims": dims}
+    con.execute(f"INSERT OR REPLACE INTO {META_TABLE}(key, value) VALUES (?, ?)",
                 (META_KEY, json.dumps(meta, sort_keys=True)))
-    con.commit()
     return meta
+
+
+@dataclass
+class SyncReport:
+    """What :func:`sync_index` did: ``mode`` ``"full"`` (with its ``reason``) or
+    ``"incremental"``; files written, unchanged, whose stored mtime/size were refreshed,
+    and removed; chunk texts sent to the embedder."""
+
+    mode: str
+    reason: str | None = None
+    files: int = 0
+    indexed: int = 0
+    unchanged: int = 0
+    refreshed: int = 0
+    deleted: int = 0
+    chunks: int = 0
+    texts_embedded: int = 0
+    seconds: float = 0.0
+
+    @property
+    def changed(self) -> bool:
+        return self.mode == "full" or bool(self.indexed or self.deleted or self.refreshed)
+
+
+def build_index(con: sqlite3.Connection, files: Sequence[SourceFile], settings: dict[str, Any],
+                embed: Embed | None, max_input_bytes: int | None) -> dict[str, Any]:
+    """(Re)build the whole index from ``files`` in one transaction (the old index stays
+    until the new one is complete); ``embed`` maps texts to vectors (``None``: keyword
+    only). Returns the stored meta."""
+    per_file = [file_chunks(f, max_input_bytes) for f in files]
+    texts = [c.text for chunks in per_file for c in chunks]
+    vectors = embed(texts) if embed is not None and texts else None
+    blobs = [None] * len(texts) if vectors is None else [_blob(v) for v in vectors]
+    model = settings.get("model") or "fts-only"
+    with _transaction(con):
+        _drop_all(con)
+        _create(con, settings["ftsTokenizer"])
+        at = 0
+        for sid, (f, chunks) in enumerate(zip(files, per_file, strict=True), start=1):
+            con.execute(f"INSERT INTO {SOURCES_TABLE}(id, path, source, hash, mtime, size) "
+                        "VALUES (?, ?, ?, ?, ?, ?)",
+                        (sid, f.path, f.source, content_hash(f), f.mtime_ms, f.size))
+            add_path(con, sid, f.path, f.source)
+            _insert_chunks(con, chunks, blobs[at:at + len(chunks)], model)
+            at += len(chunks)
+        dims = int(vectors.shape[1]) if vectors is not None and len(vectors) else None
+        return _write_meta(con, settings, dims)
+
+
+def _reused_vectors(con: sqlite3.Connection, chunks: Sequence[IndexChunk]
+                    ) -> dict[str, bytes]:
+    """Stored vectors of chunk texts the index already holds (same settings, so the same
+    model): ``{text: blob}``."""
+    hashes = sorted({c.hash for c in chunks})
+    out: dict[str, bytes] = {}
+    for i in range(0, len(hashes), 500):
+        part = hashes[i:i + 500]
+        for text, blob in con.execute(
+                f"SELECT text, embedding FROM {CHUNKS_TABLE} WHERE embedding IS NOT NULL AND "
+                f"hash IN ({', '.join('?' for _ in part)})", part):
+            out.setdefault(text, blob)
+    return out
+
+
+def _write_file(con: sqlite3.Connection, f: SourceFile, chunks: Sequence[IndexChunk],
+                blobs: Sequence[bytes | None], model: str) -> None:
+    """``MemorySourceIndexKernel.replaceRows`` in one transaction: the file's old chunks
+    deleted, its new ones appended, its source row upserted (an existing file keeps its id,
+    a new one takes the next)."""
+    with _transaction(con):
+        _clear_file(con, f.path, f.source)
+        _insert_chunks(con, chunks, blobs, model)
+        row = con.execute(f"SELECT id FROM {SOURCES_TABLE} WHERE path = ? AND source = ?",
+                          (f.path, f.source)).fetchone()
+        if row is None:
+            cur = con.execute(f"INSERT INTO {SOURCES_TABLE}(path, source, hash, mtime, size) "
+                              "VALUES (?, ?, ?, ?, ?)",
+                              (f.path, f.source, content_hash(f), f.mtime_ms, f.size))
+            add_path(con, int(cur.lastrowid), f.path, f.source)
+        else:
+            con.execute(f"UPDATE {SOURCES_TABLE} SET hash = ?, mtime = ?, size = ? WHERE id = ?",
+                        (content_hash(f), f.mtime_ms, f.size, row[0]))
+
+
+def _delete_file(con: sqlite3.Connection, sid: int, path: str, source: str) -> None:
+    """``deleteIfCurrent``: a file that is gone, its chunks, FTS rows and path row."""
+    with _transaction(con):
+        _clear_file(con, path, source)
+        con.execute(f"DELETE FROM {SOURCES_TABLE} WHERE id = ?", (sid,))
+        con.execute(f"DELETE FROM {PATHS_FTS_TABLE} WHERE rowid = ?", (sid,))
+
+
+def sync_index(con: sqlite3.Connection, files: Sequence[SourceFile], settings: dict[str, Any],
+               embed: Embed | None, max_input_bytes: int | None, force: bool = False
+               ) -> SyncReport:
+    """Bring the index up to date with ``files`` (:func:`collect_files`).
+
+    A missing index, ``force`` or other settings (:func:`identity`) rebuild it whole
+    (:func:`build_index`). Otherwise, as 2026.9.6's incremental sync: each file whose
+    content hash differs from its ``memory_index_sources.hash`` (or that is new) is
+    re-chunked and its rows replaced in one transaction, in listing order; a transcript
+    whose text is unchanged but whose mtime or size changed only gets them updated
+    (``updateUnchangedSessionSourceMetadata``; a memory file with unchanged content keeps
+    its stored row, mtime included, as in 2026.9.6); then files that are gone are deleted;
+    the meta is written last. A sync killed between two files leaves every file either
+    fully old or fully new, and the next one finishes the job. Chunk texts the index
+    already holds keep their stored vectors: only new texts are embedded.
+
+    Row order: as in 2026.9.6, a rewritten file's chunks take the next rowids (after every
+    other chunk) and a new file the next source id, whereas a rebuild numbers them in
+    listing order. Rankings do not depend on rowids except where candidates tie exactly at
+    a candidate cut (the 200 of each leg, or a smaller ``memlab.whatIf.candidateUniverse``):
+    FTS5's ``ORDER BY rank`` keeps such ties in row order (and memlab models sqlite-vec's
+    KNN the same way), so there 2026.9.6 itself answers by insertion order after an
+    incremental sync; memlab does the same (docs/openclaw-2026.9.md section 2.5).
+    ``sync(force=True)`` restores the listing order.
+    """
+    started = time.perf_counter()
+    meta = stored_meta(con)
+    model = settings.get("model") or "fts-only"
+    report = SyncReport(mode="incremental", files=len(files))
+    if force or meta is None or meta.get("identity") != identity(settings):
+        report.mode = "full"
+        report.reason = ("forced" if force else "initial index" if meta is None
+                         else "settings changed")
+        counter = _Counting(embed)
+        build_index(con, files, settings, counter if embed is not None else None,
+                    max_input_bytes)
+        report.indexed, report.texts_embedded = len(files), counter.texts
+        report.chunks = con.execute(f"SELECT COUNT(*) FROM {CHUNKS_TABLE}").fetchone()[0]
+        report.seconds = time.perf_counter() - started
+        return report
+    existing = {(source, path): (sid, h, mtime, size) for sid, path, source, h, mtime, size
+                in con.execute(f"SELECT id, path, source, hash, mtime, size FROM "
+                               f"{SOURCES_TABLE} ORDER BY id")}
+    dims = meta.get("vectorDims")
+    for f in files:
+        old = existing.get((f.source, f.path))
+        if old is not None and old[1] == content_hash(f):
+            if f.source == "sessions" and (old[2], old[3]) != (f.mtime_ms, f.size):
+                with _transaction(con):
+                    con.execute(f"UPDATE {SOURCES_TABLE} SET mtime = ?, size = ? WHERE id = ?",
+                                (f.mtime_ms, f.size, old[0]))
+                report.refreshed += 1
+            else:
+                report.unchanged += 1
+            continue
+        chunks = file_chunks(f, max_input_bytes)
+        blobs: list[bytes | None] = [None] * len(chunks)
+        if embed is not None and chunks:
+            known = _reused_vectors(con, chunks)
+            missing = list(dict.fromkeys(c.text for c in chunks if c.text not in known))
+            if missing:
+                vectors = np.asarray(embed(missing))
+                if dims is not None and vectors.shape[1] != dims:
+                    raise ValueError(
+                        f"the embedder returned {vectors.shape[1]}-dim vectors but the index "
+                        f"holds {dims}-dim vectors; nothing of {f.path} was written: rebuild "
+                        "the index with `memlab index --force`")
+                dims = int(vectors.shape[1])
+                known.update(zip(missing, (_blob(v) for v in vectors), strict=True))
+                report.texts_embedded += len(missing)
+            blobs = [known[c.text] for c in chunks]
+        _write_file(con, f, chunks, blobs, model)
+        report.indexed += 1
+    active = {(f.source, f.path) for f in files}
+    for (source, path), (sid, *_rest) in existing.items():
+        if (source, path) not in active:
+            _delete_file(con, sid, path, source)
+            report.deleted += 1
+    if report.changed or meta.get("files") != len(files) or meta.get("vectorDims") != dims:
+        with _transaction(con):
+            _write_meta(con, settings, dims)
+    report.chunks = con.execute(f"SELECT COUNT(*) FROM {CHUNKS_TABLE}").fetchone()[0]
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+class _Counting:
+    """An ``embed`` callable counting the texts it embeds."""
+
+    def __init__(self, embed: Embed | None):
+        self.embed, self.texts = embed, 0
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        assert self.embed is not None
+        self.texts += len(texts)
+        return self.embed(texts)

@@ -39,10 +39,10 @@ What-if axes (memlab-only, :class:`memlab.config.options.WhatIf`; the defaults a
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import os
-import sqlite3
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -56,6 +56,7 @@ from memlab.chunking import provider_input_cap
 from memlab.config.errors import ConfigError, ConfigIssue, validate_block
 from memlab.config.memory_layout import ResolvedMemorySearch, read_config
 from memlab.config.options import MemlabOptions
+from memlab.index.errors import NotAnIndex
 from memlab.kernels.decay import decay_multipliers
 from memlab.kernels.fusion import fuse_scores
 from memlab.kernels.mmr import jaccard_rows, mmr_order
@@ -65,6 +66,7 @@ from memlab.kernels.threshold import eligible
 from memlab.kernels.tiers import exact_path_matcher, exact_tie_score
 from memlab.lines import Line, detect_line
 from memlab.results import RECALL_METADATA, ResultBuilder
+from memlab.safeio import UnsafePath, refuse_link
 from memlab.stages.decay import to_epoch_ms
 from memlab.text.js import JS_WHITESPACE, truncate_utf16
 from memlab.text.tokenize import openclaw_mmr_tokens
@@ -108,7 +110,8 @@ class TieredSearch:
     agent_id
         The agent whose ``agents.entries.<id>.memory.search`` applies (default ``main``).
     index_path
-        The index file (``":memory:"`` for none); rebuilt when its identity differs.
+        The index file (``":memory:"`` for none); synced file by file, rebuilt when its
+        settings differ (:meth:`sync`).
     embedder
         An embedding provider to use instead of the configured one (tests).
     line
@@ -152,8 +155,23 @@ class TieredSearch:
         self.keyword_only = self.settings.provider == "none"
         self._embedder = embedder
         self.index_path = str(index_path)
-        self.con = sqlite3.connect(self.index_path)
+        if self.index_path != ":memory:":  # the 2026.7 index's file-safety checks
+            path = Path(self.index_path).expanduser()
+            problem = store.index_file_problem(path)
+            try:
+                for suffix in ("-wal", "-shm", "-journal"):
+                    refuse_link(f"{path}{suffix}")
+            except UnsafePath as exc:
+                problem = problem or str(exc)
+            if problem is not None:
+                raise NotAnIndex(path, problem)
+            self.index_path = str(path)
+        self.con = store.connect(self.index_path)
         self.rebuilt = False
+        #: What the last :meth:`sync` did (:class:`memlab.tiered.index.SyncReport`).
+        self.sync_report: store.SyncReport | None = None
+        self.meta: dict[str, Any] = {}
+        self._mtimes: dict[tuple[str, str], float] = {}
         if sync:
             self.sync()
 
@@ -176,21 +194,39 @@ class TieredSearch:
                 "chunkingVersion": store.CHUNKING_VERSION}
 
     def sync(self, force: bool = False) -> dict[str, Any]:
-        """Bring the index up to date (a full rebuild when anything changed)."""
-        files = store.collect_files(self.workspace, self.settings.sources,
-                                    self.settings.extra_paths, self.agent_id)
-        settings = self.index_settings()
-        ident = store.identity(files, settings)
+        """Bring the index up to date, incrementally (only new and changed files re-chunked
+        and re-embedded, deleted ones dropped) unless the settings changed or ``force``
+        (a full rebuild): :func:`memlab.tiered.index.sync_index`. A file-backed index is
+        synced under the 2026.7 index's lock (:class:`memlab.index.sync.IndexLock`): a
+        second indexer raises :class:`~memlab.index.errors.IndexLocked`. Returns the meta."""
+        embed = None if self.keyword_only else (
+            lambda texts: self.embedder.embed_documents(texts))
+        if self.index_path == ":memory:":
+            guard: Any = contextlib.nullcontext()
+        else:
+            from memlab.index.sync import IndexLock
+
+            guard = IndexLock(self.index_path)
+        with guard:
+            files = store.collect_files(self.workspace, self.settings.sources,
+                                        self.settings.extra_paths, self.agent_id)
+            self.sync_report = store.sync_index(
+                self.con, files, self.index_settings(), embed,
+                None if self.keyword_only else PROVIDER_INPUT_CAP, force=force)
+        self.rebuilt = self.sync_report.mode == "full"
+        self.reload()
+        return self.meta
+
+    def reload(self) -> bool:
+        """Read the index's meta and file mtimes as they are, without syncing (a search
+        while another indexer holds the lock); ``False`` when it holds no index yet."""
         meta = store.stored_meta(self.con)
-        if force or meta is None or meta.get("identity") != ident:
-            embed = None if self.keyword_only else self.embedder.embed_documents
-            meta = store.build_index(self.con, files, {**settings, "identity": ident},
-                                     embed, None if self.keyword_only else PROVIDER_INPUT_CAP)
-            self.rebuilt = True
+        if meta is None:
+            return False
         self.meta = meta
         self._mtimes = dict(((src, path), mtime) for path, src, mtime in self.con.execute(
             f"SELECT path, source, mtime FROM {store.SOURCES_TABLE}"))
-        return meta
+        return True
 
     def close(self) -> None:
         """Close the index file."""

@@ -86,4 +86,9 @@ def test_identity_includes_chunking_version(workspace, tmp_path):
     assert not again.rebuilt  # same files and settings: reused
     again.close()
     (workspace / "USER.md").write_text("- Name: Dana Whitfield\n", encoding="utf-8")
-    assert TieredSearch(workspace, KEYWORD_ONLY, index_path=index).rebuilt
+    edited = TieredSearch(workspace, KEYWORD_ONLY, index_path=index)
+    assert not edited.rebuilt and edited.sync_report.indexed == 1  # only USER.md rewritten
+    edited.close()
+    config = {"memory": {"search": {"provider": "none", "store": {"fts": {
+        "tokenizer": "trigram"}}}}}
+    assert TieredSearch(workspace, config, index_path=index).rebuilt  # other settings
