@@ -81,3 +81,29 @@ def test_sweep_runs_the_third_line(third):
     cols = ["query.maxResults", "ndcg@10", "recall@10", "mrr@10"]
     assert mine[cols].equals(as_what_if[cols])
     assert not mine[cols].equals(plain[cols])
+
+
+def test_cli_sweep_and_export_take_the_third_line(third, tmp_path, capsys):
+    """``memlab sweep --profile NAME`` ranks with the third line; its best row exports to the
+    layout it shares with 2026.9 (the schema OpenClaw reads)."""
+    import json5
+
+    from memlab.cli.main import main
+
+    base = tmp_path / "base.json5"
+    base.write_text(json.dumps(_config("none", {})))
+    out = tmp_path / "s.csv"
+    assert main(["sweep", DATASET, "--profile", third.name, "--base", str(base), "--grid",
+                 "query.maxResults=1,6", "--out", str(out), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert f"configurations on the {third.name} profile" in printed
+    mine = sweep_tiered(load_dataset(DATASET), {"query.maxResults": [1, 6]},
+                        ranker=TieredRanker(load_dataset(DATASET), _config("none", {}),
+                                            line=third))
+    best = mine.sort_values("ndcg@10", ascending=False, kind="stable").iloc[0]
+    exported = tmp_path / "e.json5"
+    assert main(["export", str(out), "--schema", "2026.9", "--base", str(base), "--out",
+                 str(exported)]) == 0
+    config = json5.loads(exported.read_text())
+    assert config["memory"]["search"]["query"]["maxResults"] == int(best["query.maxResults"])
+    assert MemorySearch(WORKSPACE, config, profile=third).line is third
