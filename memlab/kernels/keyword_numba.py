@@ -12,17 +12,15 @@ per-token mask (set for the query's ids) over its document's distinct token ids,
 query id, the number of its postings (``BoostTable.postings``) that land on the hit's
 document (marked in a per-document slot array) or, for a frequent id with more postings than
 the query has hits, the hit's bit in the id's bitset row (``BoostTable.bitsets``), whichever
-reads fewer entries; all give the same integer. The text score of a relevance ``r`` is
-``r / (1 + r)`` (:func:`_text_score`, the division of
-:func:`memlab.kernels.keyword.relevance_to_score`). The scratch arrays are kept between
-calls in the table's pool (one pair per
-concurrent call) and are all zero between calls.
+reads fewer entries; all give the same integer. The text score of a relevance is
+:func:`memlab.kernels.keyword.relevance_score` compiled, the same function
+(:func:`memlab.kernels.backend.jit`). The scratch arrays are kept between calls in the
+table's pool (one pair per concurrent call) and are all zero between calls.
 
 Compiled on first use (then cached on disk next to this file by numba).
 
-This module imports nothing of memlab (no import cycle with :mod:`memlab.kernels.keyword`,
-which calls it): the table comes as an object with its arrays, the formula's weights as
-arguments.
+:mod:`memlab.kernels.keyword` imports this module only when it calls it (no import cycle):
+the table comes as an object with its arrays, the formula's weights as arguments.
 
 >>> import numpy as np
 >>> from memlab.kernels.keyword import BoostTable, length_boost
@@ -38,6 +36,9 @@ from typing import Any
 
 import numpy as np
 from numba import njit
+
+from memlab.kernels import keyword
+from memlab.kernels.backend import drop_stale_cache, jit
 
 __all__ = ["boost_hits_numba", "rank_to_text_score", "score_query_numba", "text_scores_numba"]
 
@@ -149,27 +150,10 @@ def _boosted_one(ts, ov, nq, n_text, ph, length, w_overlap, w_density, path_boos
     return 1.0 if s > 1.0 else s  # np.minimum(1.0, s), NaN kept
 
 
-@njit(cache=True, nogil=True)
-def rank_to_text_score(rank):
-    """:func:`memlab.kernels.keyword.bm25_rank_to_score` of one FTS5 rank (the same float
-    operations): ``-rank / (1 - rank)`` for a negative rank (a match), ``1 / (1 + rank)``
-    for another finite one, ``1 / 1e3`` for a rank that is not finite."""
-    if not np.isfinite(rank):
-        return 1.0 / 1e3
-    if rank < 0.0:
-        return _text_score(-rank)  # a finite relevance > 0: r / (1 + r)
-    return 1.0 / (1.0 + rank)
-
-
-@njit(cache=True, nogil=True)
-def _text_score(r):
-    """:func:`memlab.kernels.keyword.relevance_to_score` of one relevance ``r``: ``r / (1 +
-    r)`` for a finite ``r > 0``, ``1 / 1e3`` for ``+inf`` (FTS5's missing rank), else 0."""
-    if r > 0.0:
-        if r == np.inf:
-            return 1.0 / 1e3
-        return r / (1.0 + r)
-    return 0.0
+#: :func:`memlab.kernels.keyword.rank_to_score` and
+#: :func:`~memlab.kernels.keyword.relevance_score`, compiled (the same functions)
+rank_to_text_score = jit(keyword.rank_to_score)
+relevance_score = jit(keyword.relevance_score)
 
 
 @njit(cache=True, nogil=True)
@@ -199,10 +183,10 @@ def _boost(text_score, docnos, qrow_of, q_ptr, q_ids, n_q, indptr, tokens, t_ptr
 
 @njit(cache=True, nogil=True)
 def _text_scores(scores, relevance, out):
-    """Per hit its text score into ``out``: :func:`_text_score` of ``scores``
+    """Per hit its text score into ``out``: :func:`relevance_score` of ``scores``
     (``relevance``) or a copy."""
     for i in range(len(scores)):
-        out[i] = _text_score(scores[i]) if relevance else scores[i]
+        out[i] = relevance_score(scores[i]) if relevance else scores[i]
 
 
 @njit(cache=True, nogil=True)
@@ -282,3 +266,7 @@ def text_scores_numba(scores: np.ndarray, relevance: bool) -> np.ndarray:
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 _EMPTY.flags.writeable = False
+
+# they compile keyword.py's relevance_score in (backend.drop_stale_cache)
+for _caller in (_text_scores, _score_query):
+    drop_stale_cache(_caller, (keyword,))
