@@ -20,9 +20,10 @@ module             step (OpenClaw 2026.7.35 source it mirrors)
                    run on its compiled backend ``mmr_numba`` (the same picks)
 ``threshold``      ``minScore`` with OpenClaw's relaxations, ``maxResults``
 ``tail``           one query's merge -> decay -> MMR -> cut in one compiled call
-                   (``tail_numba``, over ``fusion_numba``, ``mmr_numba``,
+                   (``tail_numba``, over ``fusion``'s bodies, ``mmr_numba``,
                    ``threshold_numba``): the same hits as the steps one by one
-``backend``        which implementation runs: numpy, or numba when installed (``"auto"``)
+``backend``        which implementation runs: numpy, or numba when installed (``"auto"``);
+                   ``jit``: numba compiles a kernel's plain Python body as it is
 ``blas``           numpy's BLAS held at one thread around one query's small products
 ``gains``          relevance gains of a ranked list (span and document level)
 =================  ==========================================================================

@@ -1,9 +1,10 @@
 """The compiled backend of :mod:`memlab.kernels.tail`: one query's merge, decay, MMR and cut
 in one call (numba; ``memlab[speed]``).
 
-Each step is its own kernel's compiled backend, called in the order the stages run:
-:func:`~memlab.kernels.fusion_numba.union_rows` and
-:func:`~memlab.kernels.fusion_numba.openclaw_scores` (then a stable sort by score), the decay
+Each step is its own kernel's body compiled by numba (:func:`memlab.kernels.backend.jit`: the
+same Python function the kernel runs), called in the order the stages run:
+:func:`~memlab.kernels.fusion.union_rows` and
+:func:`~memlab.kernels.fusion.openclaw_scores` (then a stable sort by score), the decay
 multipliers applied (then a stable sort), :func:`~memlab.kernels.mmr_numba.mmr_tokens_order`
 (the similarity rows of the picked items only), and
 :func:`~memlab.kernels.threshold_numba.eligible_mask` and
@@ -24,13 +25,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from memlab.kernels import fusion_numba, mmr_numba, threshold_numba
-from memlab.kernels.backend import drop_stale_cache
-from memlab.kernels.fusion_numba import openclaw_scores, union_rows
+from memlab.kernels import fusion, mmr_numba, threshold_numba
+from memlab.kernels.backend import drop_stale_cache, jit
 from memlab.kernels.mmr_numba import mmr_tokens_order
 from memlab.kernels.threshold_numba import eligible_mask, first_kept
 
 __all__ = ["ranked_tail_numba"]
+
+union_rows = jit(fusion.union_rows)
+openclaw_scores = jit(fusion.openclaw_scores)
+jit(fusion.weighted_sum)  # openclaw_scores calls it
 
 
 @njit(cache=True, nogil=True)
@@ -89,4 +93,4 @@ def _refused():
             none)
 
 
-drop_stale_cache(ranked_tail_numba, (fusion_numba, mmr_numba, threshold_numba))
+drop_stale_cache(ranked_tail_numba, (fusion, mmr_numba, threshold_numba))
