@@ -5,7 +5,7 @@ Each step is its own kernel's body compiled by numba (:func:`memlab.kernels.back
 same Python function the kernel runs), called in the order the stages run:
 :func:`~memlab.kernels.fusion.union_rows` and
 :func:`~memlab.kernels.fusion.openclaw_scores` (then a stable sort by score), the decay
-multipliers applied (then a stable sort), :func:`~memlab.kernels.mmr_numba.mmr_tokens_order`
+multipliers applied (then a stable sort), :func:`~memlab.kernels.mmr.mmr_tokens_order`
 (the similarity rows of the picked items only), and
 :func:`~memlab.kernels.threshold_numba.eligible_mask` and
 :func:`~memlab.kernels.threshold_numba.first_kept`. Sorts
@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from memlab.kernels import fusion, mmr_numba, threshold_numba
+from memlab.kernels import fusion, mmr, threshold_numba
 from memlab.kernels.backend import drop_stale_cache, jit
 from memlab.kernels.mmr_numba import mmr_tokens_order
 from memlab.kernels.threshold_numba import eligible_mask, first_kept
@@ -93,4 +93,4 @@ def _refused():
             none)
 
 
-drop_stale_cache(ranked_tail_numba, (fusion, mmr_numba, threshold_numba))
+drop_stale_cache(ranked_tail_numba, (fusion, mmr, threshold_numba))
