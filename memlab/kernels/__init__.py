@@ -20,8 +20,8 @@ module             step (OpenClaw 2026.7.35 source it mirrors)
                    loop runs as it is or compiled by numba (``mmr_numba``)
 ``threshold``      ``minScore`` with OpenClaw's relaxations, ``maxResults``
 ``tail``           one query's merge -> decay -> MMR -> cut in one compiled call
-                   (``tail_numba``, over ``fusion``'s and ``mmr``'s bodies,
-                   ``threshold_numba``): the same hits as the steps one by one
+                   (``tail_numba``, over ``fusion``'s, ``mmr``'s and ``threshold``'s
+                   bodies): the same hits as the steps one by one
 ``backend``        which implementation runs: numpy, or numba when installed (``"auto"``);
                    ``jit``: numba compiles a kernel's plain Python body as it is
 ``blas``           numpy's BLAS held at one thread around one query's small products
