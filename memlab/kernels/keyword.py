@@ -112,15 +112,27 @@ def boosted_from_counts(text_score: Any, overlap: Any, n_query_tokens: Any,
     """:func:`boosted_score` with its length term already computed (:func:`length_boost`)."""
     text_score = np.asarray(text_score, dtype=np.float64)
     n_q = np.asarray(n_query_tokens, dtype=np.float64)
-    overlap = np.asarray(overlap, dtype=np.float64)
-    unique_overlap = overlap / np.maximum(n_q, 1.0)
-    density = overlap / np.maximum(np.asarray(n_text_tokens, dtype=np.float64), 1.0)
-    path_boost = np.asarray(path_hits, dtype=np.float64) * PATH_BOOST
-    lexical = (unique_overlap * W_OVERLAP + density * W_DENSITY + path_boost
-               + np.asarray(length_boosts, dtype=np.float64))
+    boosted = boosted_value(text_score, np.asarray(overlap, dtype=np.float64), n_q,
+                            np.asarray(n_text_tokens, dtype=np.float64),
+                            np.asarray(path_hits, dtype=np.float64),
+                            np.asarray(length_boosts, dtype=np.float64), W_OVERLAP, W_DENSITY,
+                            PATH_BOOST)
     if n_q.ndim == 0 and n_q > 0:  # one query with tokens: no per-hit choice
-        return np.minimum(1.0, text_score + lexical)
-    return np.where(n_q > 0, np.minimum(1.0, text_score + lexical), text_score)
+        return boosted
+    return np.where(n_q > 0, boosted, text_score)
+
+
+def boosted_value(text_score: Any, overlap: Any, n_query_tokens: Any, n_text_tokens: Any,
+                  path_hits: Any, length_boost: Any, w_overlap: float, w_density: float,
+                  path_boost: float) -> Any:
+    """``scoreFallbackKeywordResult`` of a query with tokens, the one body: arrays (numpy) or
+    one hit's floats (numba compiles it as it is, :mod:`memlab.kernels.keyword_numba`), the
+    same float64 operations in the same order (numba emits no fused multiply-add and does
+    not reassociate)."""
+    lexical = (overlap / np.maximum(n_query_tokens, 1.0) * w_overlap
+               + overlap / np.maximum(n_text_tokens, 1.0) * w_density
+               + path_hits * path_boost + length_boost)
+    return np.minimum(1.0, text_score + lexical)
 
 
 class BoostTable:

@@ -3,10 +3,8 @@ entry :func:`memlab.kernels.keyword.score_query` with the text scores (numba;
 ``pip install 'memlab[speed]'``).
 
 Same values as the numpy backend, bit for bit: the overlap is an integer count, and the
-formula is :func:`memlab.kernels.keyword.boosted_from_counts` written out in the same order
-of float64 operations, ``min(1, text + (((overlap / max(n_q, 1) * 0.45 + overlap /
-max(n_text, 1) * 0.2) + path_hits * 0.18) + length))`` (numba emits no fused multiply-add
-and does not reassociate without ``fastmath``). What is cheaper than numpy: one pass over the
+formula is :func:`memlab.kernels.keyword.boosted_value` compiled, the same function the numpy
+backend runs on arrays. What is cheaper than numpy: one pass over the
 hits in one call and no search: per query, a hit's overlap is either the sum of a
 per-token mask (set for the query's ids) over its document's distinct token ids, or, per
 query id, the number of its postings (``BoostTable.postings``) that land on the hit's
@@ -140,20 +138,12 @@ def _overlap(docnos, qrow_of, q_ptr, q_ids, indptr, tokens, t_ptr, t_docs, bit_r
     return out
 
 
-@njit(cache=True, nogil=True)
-def _boosted_one(ts, ov, nq, n_text, ph, length, w_overlap, w_density, path_boost):
-    """One hit's boosted score from its counts (``nq > 0``), in numpy's order of operations."""
-    lexical = (ov / (nq if nq > 1.0 else 1.0) * w_overlap
-               + ov / (n_text if n_text > 1.0 else 1.0) * w_density
-               + ph * path_boost + length)
-    s = ts + lexical
-    return 1.0 if s > 1.0 else s  # np.minimum(1.0, s), NaN kept
-
-
 #: :func:`memlab.kernels.keyword.rank_to_score` and
 #: :func:`~memlab.kernels.keyword.relevance_score`, compiled (the same functions)
 rank_to_text_score = jit(keyword.rank_to_score)
 relevance_score = jit(keyword.relevance_score)
+#: :func:`memlab.kernels.keyword.boosted_value` compiled (the same function)
+boosted_value = jit(keyword.boosted_value)
 
 
 @njit(cache=True, nogil=True)
@@ -175,7 +165,7 @@ def _boost(text_score, docnos, qrow_of, q_ptr, q_ids, n_q, indptr, tokens, t_ptr
             out[i] = ts
             continue
         d = docnos[i]
-        out[i] = _boosted_one(ts, float(overlap[i]), nq, float(indptr[d + 1] - indptr[d]),
+        out[i] = boosted_value(ts, float(overlap[i]), nq, float(indptr[d + 1] - indptr[d]),
                               float(path_hits[i]) if with_paths else 0.0, length_boosts[d],
                               w_overlap, w_density, path_boost)
     return out
@@ -210,7 +200,7 @@ def _score_query(scores, docnos, relevance, q_ids, nq, indptr, tokens, t_ptr, t_
     with_paths = len(path_hits) > 0
     for i in range(n):
         d = docnos[i]
-        boosted[i] = _boosted_one(text[i], float(overlap[i]), nq,
+        boosted[i] = boosted_value(text[i], float(overlap[i]), nq,
                                   float(indptr[d + 1] - indptr[d]),
                                   float(path_hits[i]) if with_paths else 0.0, length_boosts[d],
                                   w_overlap, w_density, path_boost)
@@ -267,6 +257,6 @@ def text_scores_numba(scores: np.ndarray, relevance: bool) -> np.ndarray:
 _EMPTY = np.zeros(0, dtype=np.int64)
 _EMPTY.flags.writeable = False
 
-# they compile keyword.py's relevance_score in (backend.drop_stale_cache)
-for _caller in (_text_scores, _score_query):
+# they compile keyword.py's bodies in (backend.drop_stale_cache)
+for _caller in (_text_scores, _boost, _score_query):
     drop_stale_cache(_caller, (keyword,))
