@@ -46,6 +46,8 @@ def jaccard_rows(matrix: sp.csr_matrix, rows: np.ndarray, backend: str = "auto")
     if backend != "numpy" and resolve_backend(backend) == "numba":
         jaccard_rows_numba = compiled("memlab.kernels.mmr_numba").jaccard_rows_numba
         return jaccard_rows_numba(matrix.indptr, matrix.indices, rows)
+    # a second body of jaccard_csr (same integers, same division): its token loop would run in
+    # Python here; test_mmr_numba's hypothesis test holds the two together
     indptr, indices = matrix.indptr, matrix.indices
     starts, ends = indptr[rows], indptr[rows + 1]
     lens = ends - starts
