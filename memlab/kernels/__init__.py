@@ -16,13 +16,14 @@ module             step (OpenClaw 2026.7.35 source it mirrors)
 ``fusion``         weight resolution, union by chunk, weighted sum / RRF / min-max / z-score
                    (``mergeHybridResults``)
 ``decay``          temporal decay multipliers (``temporal-decay.ts``)
-``mmr``            Jaccard similarity and greedy MMR selection (``mmr.ts``); one query may
-                   run on its compiled backend ``mmr_numba`` (the same picks)
+``mmr``            Jaccard similarity and greedy MMR selection (``mmr.ts``); one query's
+                   loop runs as it is or compiled by numba (``mmr_numba``)
 ``threshold``      ``minScore`` with OpenClaw's relaxations, ``maxResults``
 ``tail``           one query's merge -> decay -> MMR -> cut in one compiled call
-                   (``tail_numba``, over ``fusion_numba``, ``mmr_numba``,
-                   ``threshold_numba``): the same hits as the steps one by one
-``backend``        which implementation runs: numpy, or numba when installed (``"auto"``)
+                   (``tail_numba``, over ``fusion``'s, ``mmr``'s and ``threshold``'s
+                   bodies): the same hits as the steps one by one
+``backend``        which implementation runs: numpy, or numba when installed (``"auto"``);
+                   ``jit``: numba compiles a kernel's plain Python body as it is
 ``blas``           numpy's BLAS held at one thread around one query's small products
 ``gains``          relevance gains of a ranked list (span and document level)
 =================  ==========================================================================

@@ -34,11 +34,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from memlab.kernels import keyword_numba
-from memlab.kernels.backend import drop_stale_cache
-from memlab.kernels.keyword_numba import rank_to_text_score
+from memlab.kernels import keyword
+from memlab.kernels.backend import drop_stale_cache, jit
 
 __all__ = ["and_top_k"]
+
+rank_to_score = jit(keyword.rank_to_score)
 
 
 @njit(cache=True, nogil=True)
@@ -67,7 +68,7 @@ def and_top_k(indptr, docs, tf, doc_len, avgdl, terms, idf, limit):
     """``(positions, rank, text_score)``: the first ``limit`` rows holding every term of
     ``terms`` (one per phrase, query order, repeats allowed) by FTS5's rank, ascending, ties
     in row order, and OpenClaw's text score of each rank
-    (:func:`~memlab.kernels.keyword_numba.rank_to_text_score`).
+    (:func:`~memlab.kernels.keyword.rank_to_score`, compiled).
 
     ``indptr``/``docs``/``tf``: each term's rows (ascending) and occurrences (integers);
     ``doc_len``: each row's token count (float64); ``idf``: each phrase's idf."""
@@ -115,7 +116,7 @@ def and_top_k(indptr, docs, tf, doc_len, avgdl, terms, idf, limit):
     top = rank[order]
     text_score = np.empty(len(top), dtype=np.float64)
     for i in range(len(top)):
-        text_score[i] = rank_to_text_score(top[i])
+        text_score[i] = rank_to_score(top[i])
     return cand[order], top, text_score
 
 
@@ -146,4 +147,4 @@ def _first_by_rank(rank, limit):
     return chosen[np.argsort(rank[chosen], kind="mergesort")]
 
 
-drop_stale_cache(and_top_k, (keyword_numba,))  # it compiles rank_to_text_score in
+drop_stale_cache(and_top_k, (keyword,))  # it compiles keyword.rank_to_score in

@@ -34,6 +34,8 @@ from typing import Any
 
 import numpy as np
 
+from memlab.kernels.backend import jit, resolve_backend
+
 METHODS = ("openclaw", "rrf", "minmax", "zscore")
 
 
@@ -53,29 +55,83 @@ def normalize_weights(vector_weight: float, text_weight: float) -> tuple[float, 
     return v / total, t / total
 
 
-def union(vector_docno: np.ndarray, text_docno: np.ndarray
+def union(vector_docno: np.ndarray, text_docno: np.ndarray, backend: str = "auto"
           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The candidates of both legs by chunk: ``(docno, vector_pos, text_pos)``.
 
     Vector hits come first, in vector order, then the keyword hits the vector leg did not
     return, in keyword order. ``vector_pos``/``text_pos`` index each candidate's row in its
     leg's arrays (-1 where that leg did not return it). A chunk listed twice by the keyword
-    leg is matched at its first listing.
+    leg is matched at its first listing. :func:`union_rows` on ``backend``
+    (:mod:`memlab.kernels.backend`: numba compiles that same function).
 
     >>> union(np.array([4, 2]), np.array([2, 7]))
     (array([4, 2, 7]), array([ 0,  1, -1]), array([-1,  0,  1]))
     """
-    vd = np.asarray(vector_docno, dtype=np.int64).tolist()
-    td = np.asarray(text_docno, dtype=np.int64).tolist()
-    # Python containers: the legs hold a few dozen hits, where numpy calls cost more; the
-    # first listing of a keyword hit wins (later ones are written first, then overwritten)
-    first = {d: i for i, d in zip(range(len(td) - 1, -1, -1), reversed(td), strict=True)}
-    vset = set(vd)
-    extra = [i for i, d in enumerate(td) if d not in vset]
-    docno = np.array(vd + [td[i] for i in extra], dtype=np.int64)
-    vector_pos = np.array([*range(len(vd)), *([-1] * len(extra))], dtype=np.int64)
-    text_pos = np.array([first.get(d, -1) for d in vd] + extra, dtype=np.int64)
-    return docno, vector_pos, text_pos
+    vector_docno = np.asarray(vector_docno, dtype=np.int64)
+    text_docno = np.asarray(text_docno, dtype=np.int64)
+    if backend != "numpy" and resolve_backend(backend) == "numba":
+        return jit(union_rows)(vector_docno, text_docno)
+    return union_rows(vector_docno, text_docno)
+
+
+def union_rows(vector_docno: np.ndarray, text_docno: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`union` of int64 arrays, the one body (plain Python that numba compiles):
+    membership by binary search over the vector hits sorted once (a query has a few dozen
+    candidates)."""
+    nv = len(vector_docno)
+    nt = len(text_docno)
+    by_doc = np.argsort(vector_docno, kind="mergesort")
+    sorted_docs = vector_docno[by_doc]
+    at = np.searchsorted(sorted_docs, text_docno)
+    text_pos = np.full(nv + nt, -1, dtype=np.int64)
+    extra = np.empty(nt, dtype=np.int64)
+    n_extra = 0
+    for j in range(nt):
+        k = at[j]
+        if k < nv and sorted_docs[k] == text_docno[j]:
+            i = by_doc[k]
+            if text_pos[i] < 0:  # the first listing wins
+                text_pos[i] = j
+        else:
+            extra[n_extra] = j
+            n_extra += 1
+    extra = extra[:n_extra]
+    m = nv + n_extra
+    docno = np.concatenate((vector_docno, text_docno[extra]))
+    vector_pos = np.full(m, -1, dtype=np.int64)
+    vector_pos[:nv] = np.arange(nv)
+    text_pos[nv:m] = extra
+    return docno, vector_pos, text_pos[:m].copy()
+
+
+def weighted_sum(vector_weight: Any, vector_score: Any, text_weight: Any,
+                 text_score: Any) -> Any:
+    """OpenClaw's merge of one candidate's (or arrays of, broadcast) components, the one
+    body: two float64 products and one sum (numba emits no fused multiply-add)."""
+    return vector_weight * vector_score + text_weight * text_score
+
+
+def openclaw_scores(vector_score: np.ndarray, text_score: np.ndarray, vector_pos: np.ndarray,
+                    text_pos: np.ndarray, vector_weight: float, text_weight: float
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each :func:`union_rows` candidate's ``(vector_score, text_score, keyword_hit,
+    score)``, :func:`weighted_sum` of its components (0 where its leg did not return it);
+    one query's loop for the compiled tail (:mod:`memlab.kernels.tail_numba`)."""
+    m = len(vector_pos)
+    vs = np.zeros(m, dtype=np.float64)
+    ts = np.zeros(m, dtype=np.float64)
+    keyword = np.zeros(m, dtype=np.bool_)
+    score = np.empty(m, dtype=np.float64)
+    for i in range(m):
+        if vector_pos[i] >= 0:
+            vs[i] = vector_score[vector_pos[i]]
+        if text_pos[i] >= 0:
+            ts[i] = text_score[text_pos[i]]
+            keyword[i] = True
+        score[i] = weighted_sum(vector_weight, vs[i], text_weight, ts[i])
+    return vs, ts, keyword, score
 
 
 def rrf_terms(rank: np.ndarray, rrf_k: Any) -> np.ndarray:
@@ -135,4 +191,4 @@ def fuse_scores(method: str, vector_weight: Any, text_weight: Any, *,
         t = normalise(text_score, ~np.isnan(text_rank), method)
     else:
         raise ValueError(f"method={method!r} is not supported; use one of {METHODS}")
-    return vector_weight * v + text_weight * t
+    return weighted_sum(vector_weight, v, text_weight, t)

@@ -1,9 +1,11 @@
 """The keyword leg's OpenClaw arithmetic (``manager-search.ts`` of OpenClaw 2026.7.35).
 
-* :func:`bm25_rank_to_score`: ``bm25RankToScore`` of an FTS5 ``bm25()`` rank (negative =
+* :func:`rank_to_score`: ``bm25RankToScore`` of an FTS5 ``bm25()`` rank (negative =
   better): ``r / (1 + r)`` for ``rank = -r < 0``, ``1 / (1 + rank)`` otherwise, 0.001 for a
-  missing rank; :func:`relevance_to_score` is the same map for a BM25 relevance ``r >= 0``
+  missing rank; :func:`relevance_score` is the same map for a BM25 relevance ``r >= 0``
   (rank ``-r``; 0 for ``r = 0``, which FTS5 never produces: its IDF is floored at 1e-6).
+  One value each, the formula's one body (compiled by numba as it is); over arrays
+  :func:`bm25_rank_to_score` and :func:`relevance_to_score`.
 * :func:`boosted_score`: ``scoreFallbackKeywordResult``, the keyword-only ranking score
 
       min(1, text_score + 0.45 * overlap / |query tokens| + 0.2 * overlap / |text tokens|
@@ -31,6 +33,7 @@
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any
 
 import numpy as np
@@ -48,31 +51,42 @@ LENGTH_CAP = 0.18
 BITSET_RATIO = 32
 
 
-def bm25_rank_to_score(rank: Any) -> Any:
-    """OpenClaw's ``bm25RankToScore`` of FTS5 ranks (array in, array out; scalar, float)."""
-    rank = np.asarray(rank, dtype=np.float64)
-    if rank.ndim and rank.size and rank.max() < 0 and rank.min() > -np.inf:
-        # every rank finite and negative (FTS5's bm25 of a match): the ``safe < 0`` branch
-        # below, the same operations, without its masks (one query's path)
+def rank_to_score(rank: float) -> float:
+    """OpenClaw's ``bm25RankToScore`` of one FTS5 rank, the one body of the formula (plain
+    Python floats; :mod:`memlab.kernels.keyword_numba` compiles this same function)."""
+    if not math.isfinite(rank):
+        return 1.0 / 1e3
+    if rank < 0.0:
         relevance = -rank
-        return relevance / (1 + relevance)
-    finite = np.isfinite(rank)
-    safe = np.where(finite, rank, 0.0)
-    relevance = -safe
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = np.where(safe < 0, relevance / (1 + relevance), 1 / (1 + safe))
-    out = np.where(finite, out, 1 / 1e3)
-    return float(out) if out.ndim == 0 else out
+        return relevance / (1.0 + relevance)
+    return 1.0 / (1.0 + rank)
+
+
+def relevance_score(relevance: float) -> float:
+    """:func:`rank_to_score` of the rank ``-r`` of one BM25 relevance ``r`` (0 for r <= 0
+    and NaN)."""
+    return rank_to_score(-relevance) if relevance > 0.0 else 0.0
+
+
+def bm25_rank_to_score(rank: Any) -> Any:
+    """OpenClaw's ``bm25RankToScore`` of FTS5 ranks (array in, array out; scalar, float):
+    :func:`rank_to_score` of each."""
+    return _each(rank_to_score, rank)
 
 
 def relevance_to_score(relevance: Any) -> Any:
-    """:func:`bm25_rank_to_score` of the rank ``-r`` of BM25 relevances ``r`` (0 for r <= 0)."""
-    r = np.asarray(relevance, dtype=np.float64)
-    if r.ndim and r.size and r.min() > 0 and r.max() < np.inf:
-        # every r finite and positive (BM25 hits): -(-r) / (1 + -(-r)) is r / (1 + r)
-        return r / (1 + r)
-    out = np.where(r > 0, bm25_rank_to_score(-np.maximum(r, 0.0)), 0.0)
-    return float(out) if out.ndim == 0 else out
+    """:func:`relevance_score` of each BM25 relevance (array in, array out; scalar, float)."""
+    return _each(relevance_score, relevance)
+
+
+def _each(fn: Any, values: Any) -> Any:
+    """``fn`` of each float64 value (a float for a scalar): a list's loop, cheaper than the
+    half-dozen masked numpy calls of the formula on one query's few dozen hits."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim == 0:
+        return fn(float(values))
+    return np.array([fn(v) for v in values.ravel().tolist()],
+                    dtype=np.float64).reshape(values.shape)
 
 
 def length_boost(text_len16: Any) -> np.ndarray:
@@ -98,15 +112,27 @@ def boosted_from_counts(text_score: Any, overlap: Any, n_query_tokens: Any,
     """:func:`boosted_score` with its length term already computed (:func:`length_boost`)."""
     text_score = np.asarray(text_score, dtype=np.float64)
     n_q = np.asarray(n_query_tokens, dtype=np.float64)
-    overlap = np.asarray(overlap, dtype=np.float64)
-    unique_overlap = overlap / np.maximum(n_q, 1.0)
-    density = overlap / np.maximum(np.asarray(n_text_tokens, dtype=np.float64), 1.0)
-    path_boost = np.asarray(path_hits, dtype=np.float64) * PATH_BOOST
-    lexical = (unique_overlap * W_OVERLAP + density * W_DENSITY + path_boost
-               + np.asarray(length_boosts, dtype=np.float64))
+    boosted = boosted_value(text_score, np.asarray(overlap, dtype=np.float64), n_q,
+                            np.asarray(n_text_tokens, dtype=np.float64),
+                            np.asarray(path_hits, dtype=np.float64),
+                            np.asarray(length_boosts, dtype=np.float64), W_OVERLAP, W_DENSITY,
+                            PATH_BOOST)
     if n_q.ndim == 0 and n_q > 0:  # one query with tokens: no per-hit choice
-        return np.minimum(1.0, text_score + lexical)
-    return np.where(n_q > 0, np.minimum(1.0, text_score + lexical), text_score)
+        return boosted
+    return np.where(n_q > 0, boosted, text_score)
+
+
+def boosted_value(text_score: Any, overlap: Any, n_query_tokens: Any, n_text_tokens: Any,
+                  path_hits: Any, length_boost: Any, w_overlap: float, w_density: float,
+                  path_boost: float) -> Any:
+    """``scoreFallbackKeywordResult`` of a query with tokens, the one body: arrays (numpy) or
+    one hit's floats (numba compiles it as it is, :mod:`memlab.kernels.keyword_numba`), the
+    same float64 operations in the same order (numba emits no fused multiply-add and does
+    not reassociate)."""
+    lexical = (overlap / np.maximum(n_query_tokens, 1.0) * w_overlap
+               + overlap / np.maximum(n_text_tokens, 1.0) * w_density
+               + path_hits * path_boost + length_boost)
+    return np.minimum(1.0, text_score + lexical)
 
 
 class BoostTable:

@@ -3,26 +3,22 @@ entry :func:`memlab.kernels.keyword.score_query` with the text scores (numba;
 ``pip install 'memlab[speed]'``).
 
 Same values as the numpy backend, bit for bit: the overlap is an integer count, and the
-formula is :func:`memlab.kernels.keyword.boosted_from_counts` written out in the same order
-of float64 operations, ``min(1, text + (((overlap / max(n_q, 1) * 0.45 + overlap /
-max(n_text, 1) * 0.2) + path_hits * 0.18) + length))`` (numba emits no fused multiply-add
-and does not reassociate without ``fastmath``). What is cheaper than numpy: one pass over the
+formula is :func:`memlab.kernels.keyword.boosted_value` compiled, the same function the numpy
+backend runs on arrays. What is cheaper than numpy: one pass over the
 hits in one call and no search: per query, a hit's overlap is either the sum of a
 per-token mask (set for the query's ids) over its document's distinct token ids, or, per
 query id, the number of its postings (``BoostTable.postings``) that land on the hit's
 document (marked in a per-document slot array) or, for a frequent id with more postings than
 the query has hits, the hit's bit in the id's bitset row (``BoostTable.bitsets``), whichever
-reads fewer entries; all give the same integer. The text score of a relevance ``r`` is
-``r / (1 + r)`` (:func:`_text_score`, the division of
-:func:`memlab.kernels.keyword.relevance_to_score`). The scratch arrays are kept between
-calls in the table's pool (one pair per
-concurrent call) and are all zero between calls.
+reads fewer entries; all give the same integer. The text score of a relevance is
+:func:`memlab.kernels.keyword.relevance_score` compiled, the same function
+(:func:`memlab.kernels.backend.jit`). The scratch arrays are kept between calls in the
+table's pool (one pair per concurrent call) and are all zero between calls.
 
 Compiled on first use (then cached on disk next to this file by numba).
 
-This module imports nothing of memlab (no import cycle with :mod:`memlab.kernels.keyword`,
-which calls it): the table comes as an object with its arrays, the formula's weights as
-arguments.
+:mod:`memlab.kernels.keyword` imports this module only when it calls it (no import cycle):
+the table comes as an object with its arrays, the formula's weights as arguments.
 
 >>> import numpy as np
 >>> from memlab.kernels.keyword import BoostTable, length_boost
@@ -38,6 +34,9 @@ from typing import Any
 
 import numpy as np
 from numba import njit
+
+from memlab.kernels import keyword
+from memlab.kernels.backend import drop_stale_cache, jit
 
 __all__ = ["boost_hits_numba", "rank_to_text_score", "score_query_numba", "text_scores_numba"]
 
@@ -139,37 +138,12 @@ def _overlap(docnos, qrow_of, q_ptr, q_ids, indptr, tokens, t_ptr, t_docs, bit_r
     return out
 
 
-@njit(cache=True, nogil=True)
-def _boosted_one(ts, ov, nq, n_text, ph, length, w_overlap, w_density, path_boost):
-    """One hit's boosted score from its counts (``nq > 0``), in numpy's order of operations."""
-    lexical = (ov / (nq if nq > 1.0 else 1.0) * w_overlap
-               + ov / (n_text if n_text > 1.0 else 1.0) * w_density
-               + ph * path_boost + length)
-    s = ts + lexical
-    return 1.0 if s > 1.0 else s  # np.minimum(1.0, s), NaN kept
-
-
-@njit(cache=True, nogil=True)
-def rank_to_text_score(rank):
-    """:func:`memlab.kernels.keyword.bm25_rank_to_score` of one FTS5 rank (the same float
-    operations): ``-rank / (1 - rank)`` for a negative rank (a match), ``1 / (1 + rank)``
-    for another finite one, ``1 / 1e3`` for a rank that is not finite."""
-    if not np.isfinite(rank):
-        return 1.0 / 1e3
-    if rank < 0.0:
-        return _text_score(-rank)  # a finite relevance > 0: r / (1 + r)
-    return 1.0 / (1.0 + rank)
-
-
-@njit(cache=True, nogil=True)
-def _text_score(r):
-    """:func:`memlab.kernels.keyword.relevance_to_score` of one relevance ``r``: ``r / (1 +
-    r)`` for a finite ``r > 0``, ``1 / 1e3`` for ``+inf`` (FTS5's missing rank), else 0."""
-    if r > 0.0:
-        if r == np.inf:
-            return 1.0 / 1e3
-        return r / (1.0 + r)
-    return 0.0
+#: :func:`memlab.kernels.keyword.rank_to_score` and
+#: :func:`~memlab.kernels.keyword.relevance_score`, compiled (the same functions)
+rank_to_text_score = jit(keyword.rank_to_score)
+relevance_score = jit(keyword.relevance_score)
+#: :func:`memlab.kernels.keyword.boosted_value` compiled (the same function)
+boosted_value = jit(keyword.boosted_value)
 
 
 @njit(cache=True, nogil=True)
@@ -191,7 +165,7 @@ def _boost(text_score, docnos, qrow_of, q_ptr, q_ids, n_q, indptr, tokens, t_ptr
             out[i] = ts
             continue
         d = docnos[i]
-        out[i] = _boosted_one(ts, float(overlap[i]), nq, float(indptr[d + 1] - indptr[d]),
+        out[i] = boosted_value(ts, float(overlap[i]), nq, float(indptr[d + 1] - indptr[d]),
                               float(path_hits[i]) if with_paths else 0.0, length_boosts[d],
                               w_overlap, w_density, path_boost)
     return out
@@ -199,10 +173,10 @@ def _boost(text_score, docnos, qrow_of, q_ptr, q_ids, n_q, indptr, tokens, t_ptr
 
 @njit(cache=True, nogil=True)
 def _text_scores(scores, relevance, out):
-    """Per hit its text score into ``out``: :func:`_text_score` of ``scores``
+    """Per hit its text score into ``out``: :func:`relevance_score` of ``scores``
     (``relevance``) or a copy."""
     for i in range(len(scores)):
-        out[i] = _text_score(scores[i]) if relevance else scores[i]
+        out[i] = relevance_score(scores[i]) if relevance else scores[i]
 
 
 @njit(cache=True, nogil=True)
@@ -226,7 +200,7 @@ def _score_query(scores, docnos, relevance, q_ids, nq, indptr, tokens, t_ptr, t_
     with_paths = len(path_hits) > 0
     for i in range(n):
         d = docnos[i]
-        boosted[i] = _boosted_one(text[i], float(overlap[i]), nq,
+        boosted[i] = boosted_value(text[i], float(overlap[i]), nq,
                                   float(indptr[d + 1] - indptr[d]),
                                   float(path_hits[i]) if with_paths else 0.0, length_boosts[d],
                                   w_overlap, w_density, path_boost)
@@ -282,3 +256,7 @@ def text_scores_numba(scores: np.ndarray, relevance: bool) -> np.ndarray:
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 _EMPTY.flags.writeable = False
+
+# they compile keyword.py's bodies in (backend.drop_stale_cache)
+for _caller in (_text_scores, _boost, _score_query):
+    drop_stale_cache(_caller, (keyword,))

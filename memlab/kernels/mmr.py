@@ -3,7 +3,8 @@
 Relevance is the candidate score min-max normalised over the query's candidates (1 for all
 when every score is equal). Similarity is the Jaccard index of the candidates' token sets
 (:func:`jaccard_rows`; the token sets themselves are built by :class:`memlab.stages.mmr.MMR`).
-Greedy selection (:func:`mmr_order`) picks the item maximising
+Greedy selection (:func:`mmr_order`; one query's loop :func:`greedy`) picks the item
+maximising
 
     lambda * rel - (1 - lambda) * max_sim_to_selected
 
@@ -45,6 +46,8 @@ def jaccard_rows(matrix: sp.csr_matrix, rows: np.ndarray, backend: str = "auto")
     if backend != "numpy" and resolve_backend(backend) == "numba":
         jaccard_rows_numba = compiled("memlab.kernels.mmr_numba").jaccard_rows_numba
         return jaccard_rows_numba(matrix.indptr, matrix.indices, rows)
+    # a second body of jaccard_csr (same integers, same division): its token loop would run in
+    # Python here; test_mmr_numba's hypothesis test holds the two together
     indptr, indices = matrix.indptr, matrix.indices
     starts, ends = indptr[rows], indptr[rows + 1]
     lens = ends - starts
@@ -141,8 +144,9 @@ def mmr_order(scores: np.ndarray, sim: np.ndarray | Callable[[], np.ndarray], la
     score order (what "the earlier item" means in a tie); returns ``(configs, n)`` canonical
     item indices in selection order.
 
-    ``backend`` (:mod:`memlab.kernels.backend`): one query may run on
-    :func:`memlab.kernels.mmr_numba.mmr_order_numba` (the same picks); a batch runs on numpy.
+    One query's selection is :func:`greedy_order`, run as it is on ``backend="numpy"``
+    (:mod:`memlab.kernels.backend`) and compiled by numba on ``"numba"``; a batch runs on
+    numpy.
     """
     scores = np.asarray(scores, dtype=np.float64)
     single = scores.ndim == 1
@@ -157,17 +161,29 @@ def mmr_order(scores: np.ndarray, sim: np.ndarray | Callable[[], np.ndarray], la
         lam = np.broadcast_to(lam.reshape(-1, 1), (c, 1))
     if callable(sim):
         sim = sim()
-    if single and backend != "numpy" and resolve_backend(backend) == "numba" \
-            and not np.isnan(scores).any():
-        mmr_order_numba = compiled("memlab.kernels.mmr_numba").mmr_order_numba
-        stop = keep is not None and limit is not None
-        return mmr_order_numba(scores, sim, lam, keep if stop else None,
-                               int(limit) if stop else 0)
-    # one query runs on 1-d arrays with scalar picks, a batch on (configs, n) rows: the same
-    # operations along the last axis
-    rows = None if single else np.arange(c)
+    stop = keep is not None and limit is not None
+    if single:
+        if not np.isnan(scores).any():
+            # the one loop of one query's selection, compiled by numba as it is on "numba"
+            body = (compiled("memlab.kernels.mmr_numba").greedy_order
+                    if backend != "numpy" and resolve_backend(backend) == "numba"
+                    else greedy_order)
+            mask = (np.ascontiguousarray(np.broadcast_to(np.asarray(keep, dtype=np.bool_),
+                                                         (n,))) if stop else _NO_KEEP)
+            return body(np.ascontiguousarray(scores), np.ascontiguousarray(sim, dtype=np.float64),
+                        lam, mask, stop, int(limit) if stop else 0)
+        # NaN scores: numpy's argmax picks a NaN first, the loop above compares them False;
+        # such a query takes the batch loop below as one row
+        picks = mmr_order(scores[None], sim, np.array([lam]),
+                          None if keep is None else np.asarray(keep, dtype=bool)[None], limit,
+                          None, "numpy")
+        return picks[0]
+    # a batch (the sweep) on (configs, n) rows: numpy along the last axis (one query's loop
+    # above per row would run in Python without numba); tests/kernels/test_kernel_mmr.py holds
+    # its picks to the loop's
+    rows = np.arange(c)
     if pos is None:
-        pos = np.arange(n) if single else np.broadcast_to(np.arange(n), (c, n))
+        pos = np.broadcast_to(np.arange(n), (c, n))
     lo = scores.min(axis=-1, keepdims=True)
     span = scores.max(axis=-1, keepdims=True) - lo
     rel = np.where(span == 0, 1.0, (scores - lo) / np.where(span == 0, 1.0, span))
@@ -179,31 +195,7 @@ def mmr_order(scores: np.ndarray, sim: np.ndarray | Callable[[], np.ndarray], la
     max_sim = np.zeros(scores.shape)
     scratch = np.empty(scores.shape)
     picks = np.empty(scores.shape, dtype=np.int64)
-    stop = keep is not None and limit is not None
     value = avail - penalty_weight * max_sim
-    if single:
-        # one query: scalar picks and Python counters (a numpy call costs more than the
-        # arithmetic on a few dozen items)
-        keep_list = np.broadcast_to(np.asarray(keep, dtype=bool), (n,)).tolist() if stop else []
-        want = min(int(limit), sum(keep_list)) if stop else 0
-        found = 0
-        for step in range(n):
-            pick = int(value.argmax())
-            tied = value == value[pick]
-            if np.count_nonzero(tied) > 1:  # a tie: higher score, then earlier in order
-                top = np.where(tied, scores, -np.inf).max()
-                tied &= scores == top
-                pick = int(np.where(tied, pos, np.iinfo(np.int64).max).argmin())
-            picks[step] = pick
-            if stop:
-                found += keep_list[pick]
-                if found >= want:
-                    return picks[:step + 1]
-            avail[pick] = -np.inf
-            np.maximum(max_sim, sim[pick], out=max_sim)
-            np.multiply(max_sim, penalty_weight, out=scratch)
-            np.subtract(avail, scratch, out=value)
-        return picks
     keep_mask = np.broadcast_to(np.asarray(keep, dtype=bool), scores.shape) if stop else None
     want = np.minimum(int(limit), keep_mask.sum(axis=-1)) if stop else None
     found = np.zeros(c, dtype=np.int64)
@@ -225,4 +217,195 @@ def mmr_order(scores: np.ndarray, sim: np.ndarray | Callable[[], np.ndarray], la
         np.maximum(max_sim, sim[pick], out=max_sim)
         np.multiply(max_sim, penalty_weight, out=scratch)
         np.subtract(avail, scratch, out=value)
+    return picks
+
+
+_NO_KEEP = np.zeros(0, dtype=np.bool_)
+
+
+# -- one query's selection: plain Python bodies that numba compiles as they are
+# (memlab.kernels.mmr_numba, backend.jit); a candidate's similarity row is computed from the
+# chunks' tokens when first needed (:func:`jaccard_index`: each distinct token of the rows
+# gets a local id through a small hash table; :func:`jaccard_row` counts, for each of a
+# row's tokens, the rows holding it), so a selection that stops after a few picks never
+# builds the whole matrix.
+
+
+def jaccard_index(indptr, indices, rows):
+    """What any row of the rows' pairwise Jaccard needs: ``(sizes, local, row_start,
+    tok_start, holders)``: each row's token count (float64); the rows' tokens as local ids,
+    row after row (row ``i``'s are ``local[row_start[i]:row_start[i + 1]]``); and the rows
+    holding each local token (``holders[tok_start[k]:tok_start[k + 1]]``, ascending)."""
+    n = len(rows)
+    sizes = np.empty(n, dtype=np.float64)
+    row_start = np.empty(n + 1, dtype=np.int64)
+    total = 0
+    for i in range(n):
+        row_start[i] = total
+        size = indptr[rows[i] + 1] - indptr[rows[i]]
+        sizes[i] = size
+        total += size
+    row_start[n] = total
+    # each distinct token of the rows gets a local id, through a small open-addressing
+    # table (one int64 a slot, ``token << 32 | local id``, so a probe reads one cache line;
+    # at least 1.5x the rows' tokens, of which about half are distinct): a vocabulary-sized
+    # scratch array would be read at random, and between searches (caches cold) that cost
+    # more than the rest
+    cap = 16
+    while cap < total + total // 2:
+        cap *= 2
+    slot_mask = cap - 1
+    table = np.full(cap, -1, dtype=np.int64)
+    local = np.empty(total, dtype=np.int32)
+    n_local = 0
+    q = 0
+    for i in range(n):
+        for p in range(indptr[rows[i]], indptr[rows[i] + 1]):
+            t = np.int64(indices[p])
+            h = (t * np.int64(0x9E3779B1)) & slot_mask
+            while True:
+                entry = table[h]
+                if entry == -1:
+                    table[h] = (t << 32) | n_local
+                    local[q] = n_local
+                    n_local += 1
+                    break
+                if (entry >> 32) == t:
+                    local[q] = entry & 0xFFFFFFFF
+                    break
+                h = (h + 1) & slot_mask
+            q += 1
+    # the rows holding each local token (a CSR of token -> rows, rows ascending)
+    tok_start = np.zeros(n_local + 1, dtype=np.int32)
+    for q in range(total):
+        tok_start[local[q] + 1] += 1
+    for k in range(n_local):
+        tok_start[k + 1] += tok_start[k]
+    fill = tok_start[:-1].copy()
+    holders = np.empty(total, dtype=np.int32)
+    for i in range(n):
+        for q in range(row_start[i], row_start[i + 1]):
+            k = local[q]
+            holders[fill[k]] = i
+            fill[k] += 1
+    return sizes, local, row_start, tok_start, holders
+
+
+def jaccard_value(shared, size_i, size_j, same):
+    """The Jaccard index of two token sets from their sizes and ``shared`` count (a set
+    with itself: its size), 1 for two empty sets."""
+    value = size_i if same else float(shared)
+    union = size_i + size_j - value
+    return value / union if union > 0 else 1.0  # union 0: both sets empty
+
+
+def jaccard_row(sizes, local, row_start, tok_start, holders, i, counts, out):
+    """Row ``i``'s Jaccard similarity to every row into ``out`` (an index of
+    :func:`jaccard_index`; ``counts``: int32 zeros, one per row, left zeroed): for each of
+    its tokens, the rows holding it."""
+    for q in range(row_start[i], row_start[i + 1]):
+        k = local[q]
+        for a in range(tok_start[k], tok_start[k + 1]):
+            counts[holders[a]] += 1
+    for j in range(len(sizes)):
+        out[j] = jaccard_value(counts[j], sizes[i], sizes[j], i == j)
+        counts[j] = 0
+
+
+def jaccard_csr(indptr, indices, rows):
+    """Pairwise Jaccard of the CSR rows ``rows`` (each row a set of token ids): every pair
+    of rows holding a token counts it once (a row lists a token once), as integers."""
+    sizes, local, row_start, tok_start, holders = jaccard_index(indptr, indices, rows)
+    n = len(rows)
+    inter = np.zeros((n, n), dtype=np.int32)
+    for k in range(len(tok_start) - 1):
+        lo = tok_start[k]
+        hi = tok_start[k + 1]
+        for a in range(lo, hi):
+            ra = holders[a]
+            for b in range(a + 1, hi):
+                inter[ra, holders[b]] += 1  # holders ascend: the upper triangle
+    sim = np.empty((n, n), dtype=np.float64)
+    for i in range(n):
+        for j in range(i, n):
+            sim[i, j] = jaccard_value(inter[i, j], sizes[i], sizes[j], i == j)
+            sim[j, i] = sim[i, j]
+    return sim
+
+
+def mmr_tokens_order(scores, indptr, indices, rows, lam, keep, use_keep, limit):
+    """The greedy MMR picks of one query's candidates ``rows`` of a 0/1 token CSR (see
+    :func:`greedy_order`), their similarity rows computed only for the items picked: a
+    selection that stops early (``keep``/``limit``) reads only those."""
+    n = len(rows)
+    index = jaccard_index(indptr, indices, rows)
+    sim = np.empty((n, n), dtype=np.float64)
+    have = np.zeros(n, dtype=np.bool_)
+    return greedy(scores, sim, have, index, lam, keep, use_keep, limit)
+
+
+def greedy_order(scores, sim, lam, keep, use_keep, limit):
+    """The greedy MMR picks of one query given every similarity (see :func:`greedy`)."""
+    n = len(scores)
+    none = np.zeros(0, dtype=np.int32)
+    index = (np.zeros(n, dtype=np.float64), none, np.zeros(n + 1, dtype=np.int64), none, none)
+    return greedy(scores, sim, np.ones(n, dtype=np.bool_), index, lam, keep, use_keep, limit)
+
+
+def greedy(scores, sim, have, index, lam, keep, use_keep, limit):
+    """The greedy MMR picks of one query; ``sim[i]`` is read once ``have[i]``, else first
+    computed from ``index`` (:func:`jaccard_index`). With ``use_keep``, selection stops once
+    ``limit`` picked items, or every item, of ``keep`` are picked: the prefix of the full
+    order a cut of the ``keep`` items to ``limit`` needs."""
+    n = len(scores)
+    sizes, local, row_start, tok_start, holders = index
+    counts = np.zeros(n, dtype=np.int32)
+    lo = scores[0]
+    hi = scores[0]
+    for i in range(n):
+        lo = min(lo, scores[i])
+        hi = max(hi, scores[i])
+    span = hi - lo
+    penalty_weight = 1 - lam
+    avail = np.empty(n, dtype=np.float64)  # gain, and -inf once picked
+    for i in range(n):
+        rel = 1.0 if span == 0 else (scores[i] - lo) / span
+        avail[i] = lam * rel
+    want = 0
+    if use_keep:
+        for i in range(n):
+            if keep[i]:
+                want += 1
+        want = min(want, limit)
+    max_sim = np.zeros(n, dtype=np.float64)
+    picks = np.empty(n, dtype=np.int64)
+    found = 0
+    for step in range(n):
+        pick = 0
+        best = avail[0] - penalty_weight * max_sim[0]
+        ties = 1
+        for i in range(1, n):
+            value = avail[i] - penalty_weight * max_sim[i]
+            if value > best:
+                best, pick, ties = value, i, 1
+            elif value == best:
+                ties += 1
+        if ties > 1:  # a tie: the higher score, then the earlier item
+            top = -np.inf
+            for i in range(n):
+                if avail[i] - penalty_weight * max_sim[i] == best and scores[i] > top:
+                    top, pick = scores[i], i
+        picks[step] = pick
+        if use_keep:
+            if keep[pick]:
+                found += 1
+            if found >= want:
+                return picks[:step + 1]
+        avail[pick] = -np.inf
+        if not have[pick]:
+            jaccard_row(sizes, local, row_start, tok_start, holders, pick, counts, sim[pick])
+            have[pick] = True
+        for i in range(n):
+            if sim[pick, i] > max_sim[i]:
+                max_sim[i] = sim[pick, i]
     return picks

@@ -31,6 +31,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from memlab.kernels.backend import compiled
+from memlab.kernels.threshold import RELAXED_CODES
 
 __all__ = ["Cut", "Decay", "MMRStep", "TailHits", "ranked_tail"]
 
@@ -61,8 +62,6 @@ class Cut(NamedTuple):
 
 _NO_TOKENS = np.zeros(0, dtype=np.int32)
 _NO_FLOATS = np.zeros(0)
-#: ``relaxed`` of :class:`Cut` -> its code in :func:`memlab.kernels.threshold_numba.eligible_mask`
-_RELAXED_CODES = {None: 0, "zero": 1, "keyword": 2}
 
 #: the order the steps run in; each at most once
 STEP_ORDER = (Decay, MMRStep, Cut)
@@ -111,7 +110,7 @@ def ranked_tail(vector_docno: np.ndarray, vector_score: np.ndarray, text_docno: 
         _float64(text_score), float(weights[0]), float(weights[1]), decay is not None,
         _float64(mult_v), _float64(mult_t), mmr is not None, float(lam), indptr, indices,
         cut is not None, float(cut.min_score) if cut else 0.0,
-        _RELAXED_CODES[cut.relaxed] if cut else 0, int(cut.max_results) if cut else 0)
+        RELAXED_CODES[cut.relaxed] if cut else 0, int(cut.max_results) if cut else 0)
     return TailHits(*ranked) if ok else None
 
 

@@ -1,13 +1,14 @@
 """The compiled backend of :mod:`memlab.kernels.tail`: one query's merge, decay, MMR and cut
 in one call (numba; ``memlab[speed]``).
 
-Each step is its own kernel's compiled backend, called in the order the stages run:
-:func:`~memlab.kernels.fusion_numba.union_rows` and
-:func:`~memlab.kernels.fusion_numba.openclaw_scores` (then a stable sort by score), the decay
-multipliers applied (then a stable sort), :func:`~memlab.kernels.mmr_numba.mmr_tokens_order`
+Each step is its own kernel's body compiled by numba (:func:`memlab.kernels.backend.jit`: the
+same Python function the kernel runs), called in the order the stages run:
+:func:`~memlab.kernels.fusion.union_rows` and
+:func:`~memlab.kernels.fusion.openclaw_scores` (then a stable sort by score), the decay
+multipliers applied (then a stable sort), :func:`~memlab.kernels.mmr.mmr_tokens_order`
 (the similarity rows of the picked items only), and
-:func:`~memlab.kernels.threshold_numba.eligible_mask` and
-:func:`~memlab.kernels.threshold_numba.first_kept`. Sorts
+:func:`~memlab.kernels.threshold.eligible_row` and
+:func:`~memlab.kernels.threshold.first_kept`. Sorts
 are numba's merge sort, stable as numpy's ``kind="stable"``; scores with a NaN are refused
 (``ok`` False) because the two sorts place NaN differently.
 
@@ -24,13 +25,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from memlab.kernels import fusion_numba, mmr_numba, threshold_numba
-from memlab.kernels.backend import drop_stale_cache
-from memlab.kernels.fusion_numba import openclaw_scores, union_rows
+from memlab.kernels import fusion, mmr, threshold
+from memlab.kernels.backend import drop_stale_cache, jit
 from memlab.kernels.mmr_numba import mmr_tokens_order
-from memlab.kernels.threshold_numba import eligible_mask, first_kept
 
 __all__ = ["ranked_tail_numba"]
+
+union_rows = jit(fusion.union_rows)
+openclaw_scores = jit(fusion.openclaw_scores)
+jit(fusion.weighted_sum)  # openclaw_scores calls it
+eligible_row = jit(threshold.eligible_row)
+first_kept = jit(threshold.first_kept)
 
 
 @njit(cache=True, nogil=True)
@@ -68,7 +73,7 @@ def ranked_tail_numba(vector_docno, vector_score, text_docno, text_score, vector
         score = score[again]
     keep = np.ones(m, dtype=np.bool_)
     if use_cut:
-        keep = eligible_mask(score, keyword[rows], min_score, relaxed)
+        keep = eligible_row(score, keyword[rows], min_score, relaxed)
     if use_mmr and m > 1 and lam != 1.0:
         picks = mmr_tokens_order(score, indptr, indices, docno[rows], lam, keep, use_cut,
                                  max_results)
@@ -89,4 +94,4 @@ def _refused():
             none)
 
 
-drop_stale_cache(ranked_tail_numba, (fusion_numba, mmr_numba, threshold_numba))
+drop_stale_cache(ranked_tail_numba, (fusion, mmr, threshold))

@@ -25,27 +25,61 @@ from typing import Any
 import numpy as np
 
 RELAXED = ("keyword", "zero", None)
+#: ``relaxed`` -> its code in :func:`eligible_row`
+RELAXED_CODES = {None: 0, "zero": 1, "keyword": 2}
 
 
 def eligible(scores: np.ndarray, keyword: np.ndarray | None, min_score: Any,
              relaxed: str | None) -> np.ndarray:
-    """The candidates the cut may keep (see the module docstring)."""
+    """The candidates the cut may keep (see the module docstring): :func:`eligible_row` for
+    one query, the same rule broadcast over a leading configurations axis for the sweep."""
+    if relaxed not in RELAXED_CODES:
+        raise ValueError(f"relaxed={relaxed!r} is not supported; use one of {RELAXED}")
     scores = np.asarray(scores, dtype=np.float64)
+    if scores.ndim == 1 and np.ndim(min_score) == 0:
+        kw = (np.zeros(len(scores), dtype=bool) if keyword is None
+              else np.asarray(keyword, dtype=bool))
+        return eligible_row(scores, kw, float(min_score), RELAXED_CODES[relaxed])
+    # numba compiles no any(axis=...): the configurations axis keeps this numpy spelling of
+    # eligible_row (tests/kernels/test_kernel_threshold_decay_cut.py holds the two together)
     strict = scores >= min_score
     if relaxed is None:
         return strict
     if relaxed == "zero":
         fallback = scores >= 0
-    elif relaxed == "keyword":
+    else:
         kw = (np.zeros(scores.shape, dtype=bool) if keyword is None
               else np.asarray(keyword, dtype=bool))
         fallback = kw & (scores >= 0)
-    else:
-        raise ValueError(f"relaxed={relaxed!r} is not supported; use one of {RELAXED}")
     return np.where(strict.any(axis=-1, keepdims=True), strict, fallback)
 
 
+def eligible_row(scores: np.ndarray, keyword: np.ndarray, min_score: float,
+                 relaxed: int) -> np.ndarray:
+    """One query's eligible candidates, the one body (numba compiles it as it is for the
+    tail): ``score >= min_score``; when none is, nothing (``relaxed`` 0), every ``score >=
+    0`` (1) or the keyword hits with ``score >= 0`` (2)."""
+    strict = scores >= min_score
+    if relaxed == 0 or strict.any():
+        return strict
+    fallback = scores >= 0.0
+    if relaxed == 2:
+        return fallback & keyword
+    return fallback
+
+
 def keep_first(mask: np.ndarray, n: Any) -> np.ndarray:
-    """Only the first ``n`` True entries of ``mask`` (along its last axis)."""
+    """Only the first ``n`` True entries of ``mask`` (along its last axis): those at
+    :func:`first_kept` for one query."""
     mask = np.asarray(mask, dtype=bool)
+    if mask.ndim == 1 and isinstance(n, int | np.integer):
+        out = np.zeros(len(mask), dtype=bool)
+        out[first_kept(mask, int(n))] = True
+        return out
     return mask & (np.cumsum(mask, axis=-1) <= n)
+
+
+def first_kept(mask: np.ndarray, max_results: int) -> np.ndarray:
+    """Positions of the first ``max_results`` True entries of ``mask`` (one query; numba
+    compiles this same function for the tail)."""
+    return np.flatnonzero(mask)[:max(max_results, 0)]

@@ -97,6 +97,7 @@ def pairwise_sum(values, lo, n):
     return sums[0]
 
 
+# a second body of unit_rows: numpy's pairwise sum fixes the norm's bits (test_unit holds them)
 @njit(cache=True, nogil=True)
 def unit_row_numba(vector):
     """``(nonzero, row)`` of :func:`memlab.kernels.unit.unit_row` for a float32 vector."""

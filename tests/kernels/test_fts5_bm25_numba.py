@@ -52,14 +52,3 @@ def test_equals_stable_sort_of_every_match(data):
     assert pos.tolist() == want_pos.tolist()
     assert rank.tolist() == want_rank.tolist()
     assert text_score.tolist() == bm25_rank_to_score(rank).tolist()
-
-
-def test_rank_to_text_score_is_bm25_rank_to_score():
-    from memlab.kernels.keyword_numba import rank_to_text_score
-
-    ranks = [-1e300, -12.5, -1.0, -1e-6, -5e-324, -0.0, 0.0, 3e-7, 0.5, 2.0, 1e300,
-             float("inf"), float("-inf"), float("nan")]
-    for r in ranks:
-        want = bm25_rank_to_score(np.array([r]))[0]
-        got = rank_to_text_score(r)
-        assert got == want or (np.isnan(got) and np.isnan(want)), r

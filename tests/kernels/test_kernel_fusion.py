@@ -1,19 +1,45 @@
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from memlab.kernels.backend import numba_available
 from memlab.kernels.fusion import fuse_scores, normalise, normalize_weights, union
 
+BACKENDS = ["numpy"] + (["numba"] if numba_available() else [])
 
-def test_union_orders_vector_hits_first_then_keyword_only():
-    docno, vpos, tpos = union(np.array([4, 2, 9]), np.array([2, 7, 4, 8]))
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_union_orders_vector_hits_first_then_keyword_only(backend):
+    docno, vpos, tpos = union(np.array([4, 2, 9]), np.array([2, 7, 4, 8]), backend)
     assert docno.tolist() == [4, 2, 9, 7, 8]
     assert vpos.tolist() == [0, 1, 2, -1, -1]
     assert tpos.tolist() == [2, 0, -1, 1, 3]
 
 
-def test_union_of_empty_legs():
-    docno, vpos, tpos = union(np.zeros(0, dtype=np.int64), np.array([3]))
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_union_of_empty_legs(backend):
+    docno, vpos, tpos = union(np.zeros(0, dtype=np.int64), np.array([3]), backend)
     assert docno.tolist() == [3] and vpos.tolist() == [-1] and tpos.tolist() == [0]
+    docno, vpos, tpos = union(np.array([5]), np.zeros(0, dtype=np.int64), backend)
+    assert docno.tolist() == [5] and vpos.tolist() == [0] and tpos.tolist() == [-1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(vector=st.lists(st.integers(0, 12), unique=True, max_size=10),
+       text=st.lists(st.integers(0, 12), max_size=10))
+def test_union_is_mergehybridresults_order(vector, text):
+    """Vector hits in order, then keyword-only ones in order (a repeated keyword hit is
+    matched at its first listing), on every backend."""
+    first = {}
+    for j, d in enumerate(text):
+        first.setdefault(d, j)
+    extra = [j for j, d in enumerate(text) if d not in vector]
+    want = [[*vector, *(text[j] for j in extra)], [*range(len(vector)), *[-1] * len(extra)],
+            [first.get(d, -1) for d in vector] + extra]
+    for backend in BACKENDS:
+        got = union(np.array(vector, dtype=np.int64), np.array(text, dtype=np.int64), backend)
+        assert [a.tolist() for a in got] == want
 
 
 @pytest.mark.parametrize("method", ["openclaw", "rrf", "minmax", "zscore"])

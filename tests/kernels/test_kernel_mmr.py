@@ -1,6 +1,11 @@
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from memlab.kernels.backend import numba_available
 from memlab.kernels.mmr import jaccard_matrix, jaccard_rows, mmr_order
+
+BACKENDS = ["numpy"] + (["numba"] if numba_available() else [])
 
 
 def _case(seed: int, n: int = 9):
@@ -92,3 +97,31 @@ def test_mmr_order_matches_the_greedy_loop_item_by_item():
         sim = jaccard_matrix(matrix)
         for lam in (0.0, 0.3, 0.7):
             assert mmr_order(scores, sim, lam).tolist() == _reference_mmr(scores, sim, lam)
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 30), tied=st.booleans(),
+       cut=st.booleans(), limit=st.integers(0, 8))
+def test_the_batch_loop_picks_what_one_querys_loop_picks(seed, n, tied, cut, limit):
+    """The two spellings of the selection that remain: one query's loop (mmr.greedy, run as
+    it is or compiled) and the batch's numpy rows (the sweep's configurations axis), with
+    ties and early stops."""
+    rng = np.random.default_rng(seed)
+    import scipy.sparse as sp
+
+    sim = jaccard_rows(sp.csr_matrix((rng.random((n, 15)) < 0.3).astype(np.float32)),
+                       np.arange(n), "numpy")
+    pool = np.round(rng.random(4), 1)
+    scores = np.sort(rng.choice(pool, n) if tied else rng.random(n))[::-1].copy()
+    lams = np.array([0.0, 0.3, 0.7, float(rng.random())])
+    keep = rng.random(n) < 0.5 if cut else None
+    batch = mmr_order(np.repeat(scores[None], len(lams), 0), sim, lams,
+                      None if keep is None else np.repeat(keep[None], len(lams), 0),
+                      limit if cut else None)
+    for backend in BACKENDS:
+        for row, lam in enumerate(lams):
+            one = mmr_order(scores, sim, lam, keep, limit if cut else None, backend=backend)
+            if cut:  # the batch stops once every row has its kept items: a longer prefix
+                assert batch[row][:len(one)].tolist() == one.tolist()
+            else:
+                assert batch[row].tolist() == one.tolist()

@@ -1,9 +1,12 @@
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from memlab.kernels.backend import numba_available
 from memlab.kernels.cut import leg_cut
 from memlab.kernels.decay import DAY_MS, decay_multipliers
-from memlab.kernels.threshold import eligible, keep_first
+from memlab.kernels.threshold import RELAXED, eligible, keep_first
 
 
 @pytest.mark.parametrize("relaxed", ["keyword", "zero", None])
@@ -60,3 +63,30 @@ def test_decay_multipliers_is_the_rule_in_full():
         got, want = decay_multipliers(ts, now, hl), rule(ts, now, hl)
         assert np.array_equal(got, want, equal_nan=True), (ts, now, hl)
         assert (np.signbit(got) == np.signbit(want)).all()
+
+
+@settings(max_examples=120, deadline=None)
+@given(scores=st.lists(st.sampled_from([-1.0, -0.0, 0.0, 0.1, 0.3, 0.35, 0.5, np.nan]),
+                       max_size=12),
+       keyword_seed=st.integers(0, 2**16), mins=st.lists(st.sampled_from([0.0, 0.05, 0.35,
+                                                                         0.6, np.nan]),
+                                                        min_size=1, max_size=4),
+       relaxed=st.sampled_from(RELAXED), n=st.integers(-1, 6))
+def test_the_configurations_axis_equals_one_querys_rule(scores, keyword_seed, mins, relaxed, n):
+    """The two spellings of the cut that remain: one query's (threshold.eligible_row and
+    first_kept, compiled as they are for the tail) and the numpy broadcast over a leading
+    configurations axis (the sweep)."""
+    s = np.array(scores, dtype=np.float64)
+    kw = np.random.default_rng(keyword_seed).random(len(s)) < 0.5
+    batch = eligible(np.repeat(s[None], len(mins), 0), kw, np.array(mins)[:, None], relaxed)
+    kept = keep_first(batch, np.full((len(mins), 1), n))
+    for row, m in enumerate(mins):
+        one = eligible(s, kw, m, relaxed)
+        assert one.tolist() == batch[row].tolist()
+        assert keep_first(one, n).tolist() == kept[row].tolist()
+    if numba_available() and relaxed is not None:
+        from memlab.kernels.tail_numba import eligible_row, first_kept
+
+        one = eligible_row(s, kw, mins[0], 2 if relaxed == "keyword" else 1)
+        assert one.tolist() == batch[0].tolist()
+        assert first_kept(one, n).tolist() == np.flatnonzero(kept[0]).tolist()

@@ -12,9 +12,11 @@ from memlab.bm25.score import numba_available
 from memlab.kernels.keyword import (
     BITSET_RATIO,
     BoostTable,
+    bm25_rank_to_score,
     boost_hits,
     boosted_score,
     length_boost,
+    rank_to_score,
     relevance_to_score,
     score_query,
     text_scores,
@@ -163,3 +165,15 @@ def test_text_scores_edge_values(backend):
     assert np.array_equal(copy, r, equal_nan=True) and copy is not r
     with pytest.raises(ValueError, match="backend"):
         text_scores(r, True, "gpu")
+
+
+def test_rank_to_score_edge_values():
+    """bm25RankToScore's one body: r / (1 + r) for a rank -r < 0, 1 / (1 + rank) for
+    another finite one, 0.001 for a rank that is not finite; the array form maps each."""
+    ranks = [-1e300, -12.5, -1.0, -1e-6, -5e-324, -0.0, 0.0, 3e-7, 0.5, 2.0, 1e300,
+             float("inf"), float("-inf"), float("nan")]
+    got = bm25_rank_to_score(np.array(ranks))
+    assert got.tolist() == [rank_to_score(r) for r in ranks]
+    assert rank_to_score(-3.0) == 0.75 and rank_to_score(1.0) == 0.5
+    assert [rank_to_score(r) for r in ranks[-3:]] == [0.001] * 3
+    assert bm25_rank_to_score(-3.0) == 0.75 and bm25_rank_to_score(np.zeros((2, 0))).shape == (2, 0)

@@ -1,11 +1,14 @@
-"""The compiled MMR backend (memlab.kernels.mmr_numba) equals the numpy kernels bit for bit,
-and the backend switch (memlab.kernels.backend) resolves as documented."""
+"""The compiled MMR backend (memlab.kernels.mmr_numba): its Jaccard (per token counts) equals
+the numpy kernel's (a dense block product) bit for bit, its token path picks what the loop over
+the whole matrix picks; the backend switch (memlab.kernels.backend) resolves as documented."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memlab.kernels.backend import default_backend, resolve_backend, set_default_backend
 from memlab.kernels.mmr import jaccard_rows, mmr_order
@@ -22,31 +25,15 @@ def _token_matrix(rng, docs: tuple[int, int], vocab: int, density: float,
     return sp.csr_matrix(dense.astype(np.float32))
 
 
-def test_jaccard_backends_agree_bit_for_bit_with_repeats_and_empty_rows():
-    rng = np.random.default_rng(11)
-    for _ in range(1500):
-        matrix = _token_matrix(rng, (1, 60), 90, 0.5, 0.15)
-        n_docs = matrix.shape[0]
-        rows = rng.integers(0, n_docs, int(rng.integers(0, 50)))
-        a = jaccard_rows(matrix, rows, backend="numpy")
-        b = jaccard_rows(matrix, rows, backend="numba")
-        assert a.shape == b.shape and np.array_equal(a, b)
-
-
-def test_mmr_backends_pick_the_same_items_with_ties_and_early_stops():
-    rng = np.random.default_rng(12)
-    for trial in range(3000):
-        n = int(rng.integers(2, 45))
-        dense = rng.random((n, 20)) < 0.3
-        sim = jaccard_rows(sp.csr_matrix(dense.astype(np.float32)), np.arange(n), "numpy")
-        pool = np.round(rng.random(5), 1)  # few distinct scores: ties on purpose
-        scores = np.sort(rng.choice(pool, n) if trial % 2 else rng.random(n))[::-1].copy()
-        lam = float(rng.choice([0.0, 0.3, 0.5, 0.7, 0.99, rng.random()]))
-        keep = rng.random(n) < 0.5 if trial % 3 else None
-        limit = int(rng.integers(0, 8)) if keep is not None else None
-        want = mmr_order(scores, sim, lam, keep, limit, backend="numpy")
-        got = mmr_order(scores, sim, lam, keep, limit, backend="numba")
-        assert got.tolist() == want.tolist()
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_jaccard_backends_agree_bit_for_bit_with_repeats_and_empty_rows(seed):
+    rng = np.random.default_rng(seed)
+    matrix = _token_matrix(rng, (1, 60), 90, 0.5, 0.15)
+    rows = rng.integers(0, matrix.shape[0], int(rng.integers(0, 50)))
+    a = jaccard_rows(matrix, rows, backend="numpy")
+    b = jaccard_rows(matrix, rows, backend="numba")
+    assert a.shape == b.shape and np.array_equal(a, b)
 
 
 def test_picks_from_tokens_equal_picks_from_the_whole_matrix():
@@ -56,7 +43,7 @@ def test_picks_from_tokens_equal_picks_from_the_whole_matrix():
     from memlab.kernels.mmr_numba import jaccard_csr, mmr_tokens_order
 
     rng = np.random.default_rng(13)
-    for trial in range(2000):
+    for trial in range(400):
         matrix = _token_matrix(rng, (2, 70), 60, 0.6, 0.1)
         n_docs = matrix.shape[0]
         rows = rng.permutation(n_docs)[:int(rng.integers(2, n_docs + 1))].astype(np.int64)

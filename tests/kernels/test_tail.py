@@ -116,23 +116,24 @@ def test_steps_out_of_order_are_refused():
 def test_a_newer_callee_empties_the_cache_of_its_caller(tmp_path):
     """numba's disk cache of a function keeps the compiled code of the functions it calls
     but checks only its own file: after an edit of the callee's file it runs the old callee.
-    The guard (backend.drop_stale_cache, run at the import of tail_numba and
-    fts5_bm25_numba) empties the caller's cache when a callee's file is newer than it."""
+    The guard (backend.drop_stale_cache, run at the import of the compiled modules) empties
+    the caller's cache when a callee's file is newer than it. The callee is a plain body
+    compiled by backend.jit, as the kernels' are."""
     import os
     import subprocess
     import sys
     import textwrap
 
     (tmp_path / "callee_mod.py").write_text(textwrap.dedent("""
-        from numba import njit
-
-        @njit(cache=True)
         def value():
             return 1
     """))
     (tmp_path / "caller_mod.py").write_text(textwrap.dedent("""
         from numba import njit
-        from callee_mod import value
+        import callee_mod
+        from memlab.kernels.backend import jit
+
+        value = jit(callee_mod.value)
 
         @njit(cache=True)
         def twice():
