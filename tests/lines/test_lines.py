@@ -114,3 +114,17 @@ def test_date_rules_schemas_and_the_upgrade_are_the_lines_data():
         export_schema("2026.10")
     assert [line.name for line in upgrade_lines()] == ["2026.7", "2026.9"]
     assert get_line("2026.9").derive("scratch").schemas == ()  # a derived line exports nothing
+
+
+def test_eval_runs_a_2026_9_config_on_its_line(tmp_path, capsys):
+    """``memlab eval --config <memory.search file>`` ranks on that config's line, as
+    ``--profile 2026.9`` does (it used to fail or run the other line)."""
+    from memlab.cli.main import main
+
+    path = tmp_path / "nine.json5"
+    path.write_text(json.dumps({"memory": {"search": {"provider": "none"}}}))
+    args = ["eval", "datasets/sample-memory", "--config", str(path), "--resamples", "100"]
+    assert main(args) == 0
+    detected = capsys.readouterr().out
+    assert main([*args, "--profile", "2026.9"]) == 0
+    assert detected == capsys.readouterr().out
