@@ -79,7 +79,7 @@ from memlab.tiered.keyword import (
 from memlab.tiered.locale import locale_compare
 from memlab.workspace import dated_path_date, is_evergreen
 
-__all__ = ["TieredSearch"]
+__all__ = ["TieredSearch", "mmr_rerank"]
 #: OpenAI-compatible providers: min(8192, 8000) UTF-8 bytes per chunk.
 PROVIDER_INPUT_CAP = provider_input_cap()
 
@@ -95,6 +95,26 @@ def _memlab_config(raw: Mapping[str, Any], resolved: ResolvedMemorySearch):
         if key in search:
             ms[key] = search[key]
     return load_config({"memorySearch": ms, "memlab": dict(raw.get("memlab") or {})})
+
+
+def mmr_rerank(entries: list[dict], key: str, lambda_: float) -> list[dict]:
+    """``mmrRerank`` on ``entries[key]`` with ``lambda_`` (the line's ``mmr`` step), list order
+    as the tie order; snippets without tokens compare by the empty-token rule."""
+    if len(entries) <= 1:
+        return list(entries)
+    token_sets = [openclaw_mmr_tokens(e["snippet"]) for e in entries]
+    vocab: dict[str, int] = {}
+    indptr, indices = [0], []
+    for toks in token_sets:
+        indices.extend(vocab.setdefault(t, len(vocab)) for t in sorted(toks))
+        indptr.append(len(indices))
+    matrix = sp.csr_matrix((np.ones(len(indices), dtype=np.float32), indices, indptr),
+                           shape=(len(entries), max(len(vocab), 1)))
+    sim = jaccard_rows(matrix, np.arange(len(entries)))
+    sim = empty_token_similarity(sim, [len(t) for t in token_sets],
+                                 [e["snippet"].lower() for e in entries])
+    scores = np.array([e[key] for e in entries], dtype=np.float64)
+    return [entries[i] for i in mmr_order(scores, sim, lambda_).tolist()]
 
 
 class TieredSearch:
@@ -333,24 +353,6 @@ class TieredSearch:
                 out.append(e)
         return out
 
-    def _mmr(self, entries: list[dict], key: str) -> list[dict]:
-        """``mmrRerank`` (λ 0.7) on ``entries[key]``, list order as the tie order."""
-        if len(entries) <= 1:
-            return list(entries)
-        token_sets = [openclaw_mmr_tokens(e["snippet"]) for e in entries]
-        vocab: dict[str, int] = {}
-        indptr, indices = [0], []
-        for toks in token_sets:
-            indices.extend(vocab.setdefault(t, len(vocab)) for t in sorted(toks))
-            indptr.append(len(indices))
-        matrix = sp.csr_matrix((np.ones(len(indices), dtype=np.float32), indices, indptr),
-                               shape=(len(entries), max(len(vocab), 1)))
-        sim = jaccard_rows(matrix, np.arange(len(entries)))
-        sim = empty_token_similarity(sim, [len(t) for t in token_sets],
-                                     [e["snippet"].lower() for e in entries])
-        scores = np.array([e[key] for e in entries], dtype=np.float64)
-        return [entries[i] for i in mmr_order(scores, sim, self.mmr_lambda).tolist()]
-
     def _merge_hybrid(self, vector: list[dict], keyword: list[dict], now_ms: float,
                       active: set[str] | None) -> list[dict]:
         """``mergeHybridResults`` (module docstring, step 3); vector hits carry their
@@ -423,12 +425,12 @@ class TieredSearch:
         for level in (3, 2, 1):
             group = sorted((e for e in entries if e["exactPathSpecificity"] == level),
                            key=functools.cmp_to_key(by_ranking))
-            for e in self._mmr(group, "rankingScore"):
+            for e in mmr_rerank(group, "rankingScore", self.mmr_lambda):
                 e["score"] = float(project_multiplier([e.get("projectKey")], active)[0])
                 out.append(e)
         rest = sorted((e for e in entries if e["exactPathSpecificity"] == 0),
                       key=functools.cmp_to_key(by_score))
-        return out + self._mmr(rest, "score")
+        return out + mmr_rerank(rest, "score", self.mmr_lambda)
 
     def _rank_keyword_only(self, hits: list[dict], now_ms: float,
                            active: set[str] | None) -> list[dict]:

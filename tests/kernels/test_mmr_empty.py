@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from memlab.kernels.mmr_empty import empty_token_similarity
-from memlab.tiered.search import TieredSearch
+from memlab.tiered.search import mmr_rerank
 
 GOLDEN = json.loads((Path(__file__).parents[1] / "data" / "openclaw-2026.9" / "golden.json")
                     .read_text(encoding="utf-8"))
@@ -24,5 +24,5 @@ def test_empty_pairs_by_hand():
 
 @pytest.mark.parametrize("case", GOLDEN["mmrRerank"], ids=lambda c: "-".join(c["expected"]))
 def test_rerank_equals_openclaw_2026_9(case):
-    got = [e["id"] for e in TieredSearch._mmr(case["items"], "score")]
+    got = [e["id"] for e in mmr_rerank(case["items"], "score", case.get("lambda", 0.7))]
     assert got == case["expected"]
