@@ -50,16 +50,4 @@ CONFIGURABLE_KEYS: dict[str, Any] = {
 #: 2026.8-only keys memlab has no model for (read on import, reported, not kept).
 MEMORY_SEARCH_ONLY = ("rememberAcrossConversations", "experimental")
 #: Constants OpenClaw 2026.8+ fixes (reference section 15), as 2026.7 key paths.
-MEMORY_SEARCH_CONSTANTS: dict[str, Any] = {
-    "query.hybrid.enabled": True,
-    "query.hybrid.vectorWeight": 0.7,
-    "query.hybrid.textWeight": 0.3,
-    "query.hybrid.candidateMultiplier": 4,
-    "query.hybrid.mmr.enabled": True,
-    "query.hybrid.mmr.lambda": 0.7,
-    "query.hybrid.temporalDecay.enabled": True,
-    "query.hybrid.temporalDecay.halfLifeDays": 30,
-    "chunking.tokens": 400,
-    "chunking.overlap": 80,
-    "cache.maxEntries": 50_000,
-}
+MEMORY_SEARCH_CONSTANTS: dict[str, Any] = dict(detected_line("memory.search").fixed)

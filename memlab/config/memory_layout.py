@@ -52,19 +52,12 @@ __all__ = [
     "strip_retired",
 ]
 
+_LINE = detected_line("memory.search")
 #: The OpenClaw release whose ``memory.search`` schema and defaults these models mirror.
-MEMORY_SEARCH_RELEASE = detected_line("memory.search").release
-#: Resolved constants (``src/agents/memory-search.ts``): what 2026.9 no longer lets a user set.
-MEMORY_DEFAULTS: dict[str, Any] = {
-    "chunking.tokens": 400, "chunking.overlap": 80,
-    "query.maxResults": 6, "query.minScore": 0.35,
-    "query.hybrid.enabled": True, "query.hybrid.vectorWeight": 0.7,
-    "query.hybrid.textWeight": 0.3, "query.hybrid.candidateMultiplier": 4,
-    "query.hybrid.mmr.enabled": True, "query.hybrid.mmr.lambda": 0.7,
-    "query.hybrid.temporalDecay.enabled": True, "query.hybrid.temporalDecay.halfLifeDays": 30,
-    "cache.maxEntries": 50_000, "provider": "openai", "fallback": "none",
-    "store.fts.tokenizer": "unicode61",
-}
+MEMORY_SEARCH_RELEASE = _LINE.release
+#: Resolved values (``src/agents/memory-search.ts``): the line's fixed knobs (what 2026.9 no
+#: longer lets a user set) and the defaults of those it does.
+MEMORY_DEFAULTS: dict[str, Any] = {**_LINE.fixed, **_LINE.defaults}
 #: ``RETIRED_TUNING_PATHS`` (top level) / ``RETIRED_AGENT_TUNING_PATHS`` (per agent scope) of
 #: the memory search, relative to ``memory.search``: ``openclaw doctor --fix`` deletes them.
 RETIRED_PATHS: tuple[tuple[str, ...], ...] = (

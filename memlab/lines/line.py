@@ -80,6 +80,10 @@ class Line:
         The config keys (relative to the layout) a user of this line may set and a sweep offers.
     fixed
         The knobs the line fixes, with their values (relative dotted keys, as ``tunable``).
+    defaults
+        The defaults of knobs a user may set, where the line's own config reader takes them
+        from here (the ``memory.search`` layout); the ``memorySearch`` layout's defaults are its
+        schema's (:mod:`memlab.config.schema`).
     chunking_version
         The chunker's version (part of the index identity).
     date_rule
@@ -101,7 +105,8 @@ class Line:
     recipe: tuple[Step, ...]
     tunable: tuple[str, ...] = ()
     fixed: Mapping[str, Any] = field(default_factory=dict)
-    chunking_version: int = 4
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    chunking_version: int = 0
     date_rule: str = "memory-dir"
     index_suffix: str = ""
     detected: bool = False
@@ -110,6 +115,7 @@ class Line:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "fixed", _frozen(self.fixed))
+        object.__setattr__(self, "defaults", _frozen(self.defaults))
         object.__setattr__(self, "recipe", tuple(self.recipe))
         names = [s.stage for s in self.recipe]
         if len(set(names)) != len(names):

@@ -62,7 +62,7 @@ LINE = Line(
         "query.hybrid.temporalDecay.halfLifeDays", "store.fts.tokenizer", "sources",
         "experimental.sessionMemory", "extraPaths",
     ),
-    chunking_version=4,
+    chunking_version=0,  # 2026.7.35 writes no chunkingVersion (memlab.chunking)
     date_rule=DATE_RULE.name,
     schemas=("2026.7",),
 )

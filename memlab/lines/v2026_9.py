@@ -17,6 +17,11 @@ from memlab.lines.line import DateRule, Line, Step
 
 __all__ = ["DATE_RULE", "LINE"]
 
+#: 2026.9.6's fixed ranking constants (``src/agents/memory-search.ts``), each written once:
+#: the recipe's parameters and the retired keys' values below both use them.
+VECTOR_WEIGHT, TEXT_WEIGHT, MMR_LAMBDA, HALF_LIFE_DAYS = 0.7, 0.3, 0.7, 30
+CANDIDATE_UNIVERSE = 200
+
 #: temporal-decay.ts since 2026.8 (``memlab.decayRule: "2026.8"``): a dated note may sit at any
 #: depth under ``memory/`` (``memory/dreaming/light/YYYY-MM-DD.md``) and carry a slug
 #: (``memory/YYYY-MM-DD-topic.md``); ``USER.md`` is evergreen too.
@@ -39,19 +44,20 @@ LINE = Line(
         Step("legs", {"keyword": "path-fts", "candidates": "universe"}),
         # mergeHybridResults: 0.7 v + 0.3 b (b: the boosted keyword score, the path score for
         # non-exact path-only hits, 0 for exact ones); exact hits rank by (1 + clamp(c)) / 2.
-        Step("fusion", {"method": "openclaw", "vector_weight": 0.7, "text_weight": 0.3,
+        Step("fusion", {"method": "openclaw", "vector_weight": VECTOR_WEIGHT,
+                        "text_weight": TEXT_WEIGHT,
                         "keyword_score": "boosted", "exact_tiers": True}),
         # temporal decay, always on: dated paths at any depth (slugs too), USER.md evergreen,
         # session hits by their indexed mtime.
-        Step("decay", {"always": True, "half_life_days": 30.0}),
+        Step("decay", {"always": True, "half_life_days": float(HALF_LIFE_DAYS)}),
         # <!-- importance: N --> on the entry: x multiplier.
         Step("importance", {}),
         # applyProjectRanking: x1.15 active project, x0.9 another project.
         Step("projects", {"active": 1.15, "other": 0.9}),
         # mmrRerank, always on, within each exact tier and on the rest (empty-token rule).
-        Step("mmr", {"always": True, "lambda": 0.7}),
+        Step("mmr", {"always": True, "lambda": MMR_LAMBDA}),
         # selectHybridSearchResults on the candidate universe, then maxResults.
-        Step("selection", {"rule": "hybrid", "universe": 200}),
+        Step("selection", {"rule": "hybrid", "universe": CANDIDATE_UNIVERSE}),
     ),
     tunable=(
         "provider", "model", "fallback", "outputDimensionality", "inputType",
@@ -59,13 +65,20 @@ LINE = Line(
         "query.minScore", "query.maxResults", "sources", "experimental.sessionMemory",
         "extraPaths",
     ),
+    # the retired knobs (RETIRED_TUNING_PATHS) and the values 2026.9.6 resolves them to
     fixed={
         "chunking.tokens": 400, "chunking.overlap": 80,
-        "query.hybrid.enabled": True, "query.hybrid.vectorWeight": 0.7,
-        "query.hybrid.textWeight": 0.3, "query.hybrid.candidateMultiplier": 4,
-        "query.hybrid.mmr.enabled": True, "query.hybrid.mmr.lambda": 0.7,
+        "query.hybrid.enabled": True, "query.hybrid.vectorWeight": VECTOR_WEIGHT,
+        "query.hybrid.textWeight": TEXT_WEIGHT, "query.hybrid.candidateMultiplier": 4,
+        "query.hybrid.mmr.enabled": True, "query.hybrid.mmr.lambda": MMR_LAMBDA,
         "query.hybrid.temporalDecay.enabled": True,
-        "query.hybrid.temporalDecay.halfLifeDays": 30,
+        "query.hybrid.temporalDecay.halfLifeDays": HALF_LIFE_DAYS,
+        "cache.maxEntries": 50_000,
+    },
+    # what memory.search resolves when a key a user may set is unset
+    defaults={
+        "query.maxResults": 6, "query.minScore": 0.35, "provider": "openai",
+        "fallback": "none", "store.fts.tokenizer": "unicode61",
     },
     chunking_version=5,
     date_rule=DATE_RULE.name,

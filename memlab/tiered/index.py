@@ -47,6 +47,7 @@ from memlab.chunking import chunk_memory_file, split_for_provider
 from memlab.index.paths import PATHS_FTS_TABLE, TOKENIZE_CLAUSES, add_path, create_paths_fts
 from memlab.index.store import APPLICATION_ID
 from memlab.index.store import index_file_problem as store_file_problem
+from memlab.lines import detected_line
 from memlab.sessions.live_store import (
     chunk_at_reset_boundary,
     live_store_path,
@@ -57,7 +58,8 @@ from memlab.sessions.scan import scan_sessions
 from memlab.text.js import js_trim
 from memlab.workspace import ExtraPath, MemoryFile, list_memory_files
 
-CHUNKING_VERSION = 5
+#: The chunker of the ``memory.search`` line (:attr:`memlab.lines.Line.chunking_version`).
+CHUNKING_VERSION = detected_line("memory.search").chunking_version
 CHUNKS_TABLE = "memory_index_chunks"
 FTS_TABLE = "memory_index_chunks_fts"
 SOURCES_TABLE = "memory_index_sources"

@@ -211,7 +211,7 @@ class TieredSearch:
         return {"profile": self.line.name, "provider": s.provider,
                 "model": None if self.keyword_only else (s.model or s.provider),
                 "ftsTokenizer": s.fts_tokenizer, "sources": list(s.sources),
-                "chunkingVersion": store.CHUNKING_VERSION}
+                "chunkingVersion": self.line.chunking_version}
 
     def sync(self, force: bool = False) -> dict[str, Any]:
         """Bring the index up to date, incrementally (only new and changed files re-chunked
