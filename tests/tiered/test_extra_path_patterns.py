@@ -147,11 +147,11 @@ def test_unsupported_pattern_is_a_clear_error(workspace: Path) -> None:
 
 
 def test_parity_file_selection_check(workspace: Path) -> None:
-    """parity/line_2026_9.indexed_files_issues: memlab's selection against OpenClaw's rows."""
+    """parity/tiered_line.indexed_files_issues: memlab's selection against OpenClaw's rows."""
     import importlib.util
 
-    parity = Path(__file__).resolve().parents[2] / "parity" / "line_2026_9.py"
-    spec = importlib.util.spec_from_file_location("line_2026_9_files", parity)
+    parity = Path(__file__).resolve().parents[2] / "parity" / "tiered_line.py"
+    spec = importlib.util.spec_from_file_location("tiered_line_files", parity)
     assert spec and spec.loader
     line = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(line)

@@ -1,6 +1,6 @@
 """``memlab search --profile 2026.9`` (text and ``--json``) against what the real ``openclaw
 memory search`` of 2026.9.6 printed on the curated parity workspace
-(tests/data/openclaw-2026.9/cli/, captured by parity/capture_cli_2026_9.py): the same staged
+(tests/data/openclaw-2026.9/cli/, captured by parity/capture_cli_tiered.py): the same staged
 workspace, config, clock and embeddings (the parity embedding server, on 127.0.0.1)."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def _load(name: str, path: Path):
 
 
 run = _load("memlab_parity_run", PARITY / "run.py")
-line = run.line_2026_9
+line = run.tiered_line
 embed_server = _load("memlab_parity_embed_server", PARITY / "embed_server.py")
 
 

@@ -1,6 +1,6 @@
 """``memlab status --profile 2026.9`` against what the real ``openclaw memory status [--json]``
 of 2026.9.6 printed on the curated parity workspace (tests/data/openclaw-2026.9/cli/, captured
-by parity/capture_cli_2026_9.py with the parity embedding server)."""
+by parity/capture_cli_tiered.py with the parity embedding server)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from memlab.tiered.status import format_byte_size, format_status, index_status
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = ROOT / "tests" / "data" / "openclaw-2026.9" / "cli"
-spec = importlib.util.spec_from_file_location("line_2026_9", ROOT / "parity" / "line_2026_9.py")
+spec = importlib.util.spec_from_file_location("tiered_line", ROOT / "parity" / "tiered_line.py")
 line = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(line)
 

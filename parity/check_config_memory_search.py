@@ -2,10 +2,10 @@
 """What OpenClaw 2026.9.6 itself says about memory-search configs: ``openclaw config validate
 --json`` and ``openclaw doctor --fix --non-interactive`` on a copy, per case.
 
-    .venv/bin/python parity/check_config_2026_9.py \
+    .venv/bin/python parity/check_config_memory_search.py \
         --out tests/data/openclaw-2026.9/config_cases.json
 
-Each case is a whole ``openclaw.json`` (parity/config_cases_2026_9.json); the output records,
+Each case is a whole ``openclaw.json`` (parity/config_cases_memory_search.json); the output records,
 per case, validate's exit code and JSON, doctor's exit code and output, and the config file as
 doctor left it. memlab's ``memlab.config.memory_layout`` is unit-tested against these records
 (tests/config/test_memory_layout.py), so the tests need no Node. Every CLI start costs ~20-40 s.
@@ -71,7 +71,7 @@ def check_case(install: run.Install, scratch: Path, name: str, config: dict[str,
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", type=Path, default=HERE / "config_cases_2026_9.json")
+    parser.add_argument("--cases", type=Path, default=HERE / "config_cases_memory_search.json")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--only", help="comma-separated case names")
     parser.add_argument("--cache", type=Path, default=run.DEFAULT_CACHE)

@@ -1,4 +1,4 @@
-"""parity/line_2026_9.py: the 2026.9 line's config layout, max-results prefix check, chunker
+"""parity/tiered_line.py: the 2026.9 line's config layout, max-results prefix check, chunker
 check and saved outputs (pure functions, no Node)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 PARITY = Path(__file__).resolve().parents[1] / "parity"
 sys.path.insert(0, str(PARITY))
-spec = importlib.util.spec_from_file_location("line_2026_9", PARITY / "line_2026_9.py")
+spec = importlib.util.spec_from_file_location("tiered_line", PARITY / "tiered_line.py")
 assert spec and spec.loader
 line = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(line)

@@ -2,7 +2,7 @@
 """Capture what the real ``openclaw memory index/search/status`` of 2026.9.6 print (text and
 ``--json``) on the ``curated`` parity workspace, for memlab's CLI to be compared with.
 
-    .venv/bin/python parity/capture_cli_2026_9.py --out tests/data/openclaw-2026.9/cli
+    .venv/bin/python parity/capture_cli_tiered.py --out tests/data/openclaw-2026.9/cli
 
 One file per command (``<name>.stdout`` / ``<name>.stderr`` / ``<name>.exit``); the scratch
 paths, the embedding server's port and the clock are replaced by ``$HOME``, ``$WORKSPACE``,
@@ -23,8 +23,8 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-import line_2026_9  # noqa: E402
 import run  # noqa: E402
+import tiered_line  # noqa: E402
 
 COMMANDS: dict[str, list[str]] = {
     "index-force": ["memory", "index", "--force", "--agent", "curated"],
@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--now", default=run.DEFAULT_NOW)
     parser.add_argument("--only", help="comma-separated command names")
     args = parser.parse_args(argv)
-    install = run.ensure_install(run.DEFAULT_CACHE, openclaw_version=line_2026_9.VERSION)
+    install = run.ensure_install(run.DEFAULT_CACHE, openclaw_version=tiered_line.VERSION)
     from embed_server import MODEL, EmbedServer
 
     args.out.mkdir(parents=True, exist_ok=True)
@@ -56,8 +56,8 @@ def main(argv: list[str] | None = None) -> int:
         ws = run.stage_workspaces(["curated"], scratch / "ws", run.iso_to_ms(args.now))
         home = scratch / "home"
         (home / ".openclaw").mkdir(parents=True)
-        ms = line_2026_9.suite_memory_search("hybrid", srv.base_url, MODEL)
-        cfg = line_2026_9.openclaw_config(ms, ws)
+        ms = tiered_line.suite_memory_search("hybrid", srv.base_url, MODEL)
+        cfg = tiered_line.openclaw_config(ms, ws)
         (home / ".openclaw" / "openclaw.json").write_text(json.dumps(cfg, indent=2))
         env = run.openclaw_env(install, home, args.now)
         env["NODE_OPTIONS"] = f"--import={(HERE / 'freeze_clock.mjs').as_uri()}"

@@ -1,8 +1,8 @@
 // Golden values from OpenClaw 2026.9.6's own code, for memlab's unit tests (no Node needed there).
 //
-//   node parity/golden_2026_9.mjs <folder holding node_modules/openclaw> CASES.json OUT.json
+//   node parity/golden_tiered.mjs <folder holding node_modules/openclaw> CASES.json OUT.json
 //
-// CASES.json (parity/golden_2026_9_cases.json) lists small inputs per function; OUT.json gets
+// CASES.json (parity/golden_tiered_cases.json) lists small inputs per function; OUT.json gets
 // {"openclaw": "<version>", "<group>": [{...case, "expected": <what OpenClaw returns>}]}.
 //
 // How OpenClaw's functions are reached: exported ones are imported from their bundled chunk

@@ -2,7 +2,7 @@
 """Check that the real OpenClaw 2026.9.6 accepts ``memlab export --schema 2026.9`` files and
 that its ``doctor --fix`` changes nothing in them.
 
-    .venv/bin/python parity/check_export_2026_9.py [--cache DIR] [--json OUT]
+    .venv/bin/python parity/check_export_memory_search.py [--cache DIR] [--json OUT]
 
 For each case (a tuned configuration exported with :func:`memlab.config.export_config`, schema
 2026.9: every key 2026.9 still lets a user set; a lossy sweep row exported with
@@ -35,7 +35,7 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 import run  # noqa: E402 - parity/ is on sys.path only from here on
-from check_config_2026_9 import openclaw  # noqa: E402
+from check_config_memory_search import openclaw  # noqa: E402
 
 VERSION = "2026.9.6"
 #: Every key 2026.9 still lets a user tune (issue 14 item 3), as sweep/override key paths.
@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     entry = (args.cache.expanduser() / f"openclaw-{VERSION}" / "node_modules" / "openclaw"
              / "openclaw.mjs")
     if not entry.is_file():
-        print(f"check_export_2026_9: no OpenClaw {VERSION} in {args.cache}; run `make parity` "
+        print(f"check_export_memory_search: no OpenClaw {VERSION} in {args.cache}; run `make parity` "
               "once", file=sys.stderr)
         return 2
     install = run.ensure_install(args.cache.expanduser(), openclaw_version=VERSION)
