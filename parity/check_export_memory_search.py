@@ -118,8 +118,8 @@ def main(argv: list[str] | None = None) -> int:
     entry = (args.cache.expanduser() / f"openclaw-{VERSION}" / "node_modules" / "openclaw"
              / "openclaw.mjs")
     if not entry.is_file():
-        print(f"check_export_memory_search: no OpenClaw {VERSION} in {args.cache}; run `make parity` "
-              "once", file=sys.stderr)
+        print(f"check_export_memory_search: no OpenClaw {VERSION} in {args.cache}; run "
+              "`make parity` once", file=sys.stderr)
         return 2
     install = run.ensure_install(args.cache.expanduser(), openclaw_version=VERSION)
     only = set(args.only.split(",")) if args.only else None
