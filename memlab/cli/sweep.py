@@ -303,6 +303,12 @@ def sweep_command(args: argparse.Namespace) -> int:
     metrics = [m.strip().lower() for m in args.metrics.split(",") if m.strip()]
     if metric not in metrics:
         metrics.insert(0, metric)
+    if not getattr(args, "profile", None) and args.base and Path(args.base).is_file():
+        from memlab.config.json5io import read_source
+
+        raw = read_source(Path(args.base))[0]
+        if isinstance(raw, dict) and detect_line(raw).engine == "tiered":
+            args.profile = detect_line(raw).name  # the base config's own line
     grid, grid_base = load_grids(args.grid if isinstance(args.grid, list) else [args.grid],
                                  getattr(args, "profile", None))
     if getattr(args, "model", None):

@@ -128,3 +128,18 @@ def test_eval_runs_a_2026_9_config_on_its_line(tmp_path, capsys):
     detected = capsys.readouterr().out
     assert main([*args, "--profile", "2026.9"]) == 0
     assert detected == capsys.readouterr().out
+
+
+def test_sweep_takes_the_line_of_its_base_config(tmp_path, capsys):
+    """``memlab sweep --base <memory.search file>`` sweeps that config's line."""
+    from memlab.cli.main import main
+
+    base = tmp_path / "nine.json5"
+    base.write_text(json.dumps({"memory": {"search": {"provider": "none"}}}))
+    args = ["sweep", "datasets/sample-memory", "--base", str(base), "--grid",
+            "query.maxResults=3,6", "--no-progress"]
+    assert main(args) == 0
+    detected = capsys.readouterr().out
+    assert "configurations on the 2026.9 profile" in detected
+    assert main([*args, "--profile", "2026.9"]) == 0
+    assert detected == capsys.readouterr().out
