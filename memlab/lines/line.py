@@ -144,21 +144,25 @@ class Line:
 
     def derive(self, name: str, *, release: str | None = None, detected: bool = False,
                steps: Mapping[str, Mapping[str, Any]] | None = None,
-               **changes: Any) -> Line:
-        """A new line from this one: ``steps`` updates the named steps' parameters, other
-        keyword arguments replace fields.
+               drop: tuple[str, ...] = (), **changes: Any) -> Line:
+        """A new line from this one: ``steps`` updates the named steps' parameters, ``drop``
+        removes steps (an engine skips a step its line lacks), other keyword arguments replace
+        fields.
 
-        >>> base = Line("x", "1.0", "memory.search", "tiered", (Step("decay", {"h": 30}),))
+        >>> base = Line("x", "1.0", "memory.search", "tiered", (Step("decay", {"h": 30}),
+        ...                                                      Step("mmr")))
         >>> base.derive("y", steps={"decay": {"h": 60}}).param("decay", "h")
         60
+        >>> base.derive("z", drop=("mmr",)).stages()
+        ('decay',)
         """
         updates = dict(steps or {})
-        unknown = sorted(set(updates) - set(self.stages()))
+        unknown = sorted((set(updates) | set(drop)) - set(self.stages()))
         if unknown:
             raise ValueError(f"line {self.name!r} has no step {unknown}; its steps: "
                              + ", ".join(self.stages()))
         recipe = tuple(Step(s.stage, {**s.params, **updates.get(s.stage, {})})
-                       for s in self.recipe)
+                       for s in self.recipe if s.stage not in drop)
         changes.setdefault("schemas", ())
         return replace(self, name=name, release=release or self.release, detected=detected,
                        recipe=recipe, **changes)

@@ -52,8 +52,8 @@ LINE = Line(
         Step("decay", {"always": True, "half_life_days": float(HALF_LIFE_DAYS)}),
         # <!-- importance: N --> on the entry: x multiplier.
         Step("importance", {}),
-        # applyProjectRanking: x1.15 active project, x0.9 another project.
-        Step("projects", {"active": 1.15, "other": 0.9}),
+        # applyProjectRanking: x1.15 active project, x0.9 another one (memlab.annotations).
+        Step("projects", {}),
         # mmrRerank, always on, within each exact tier and on the rest (empty-token rule).
         Step("mmr", {"always": True, "lambda": MMR_LAMBDA}),
         # selectHybridSearchResults on the candidate universe, then maxResults.

@@ -166,7 +166,7 @@ class TieredSearch:
         self.keyword_score = what_if.value("keyword_score", line.param("fusion", "keyword_score"))
         self.vector_weight = float(line.param("fusion", "vector_weight"))
         self.text_weight = float(line.param("fusion", "text_weight"))
-        self.mmr_lambda = float(line.param("mmr", "lambda"))
+        self.mmr_lambda = line.param("mmr", "lambda")  # None: the line has no mmr step
         fusion = options.fusion
         self.fusion_method = (fusion.method if "method" in fusion.model_fields_set
                               else line.param("fusion", "method"))
@@ -328,16 +328,44 @@ class TieredSearch:
         except OSError:
             return math.nan
 
+    def _score_steps(self, entries: list[dict], now_ms: float,
+                     active: set[str] | None) -> list[dict]:
+        """The recipe's steps on the fused scores, in the line's order: ``decay``,
+        ``importance``, ``projects`` (a line without one skips it)."""
+        for stage in self.line.stages():
+            if stage == "decay":
+                self._decay(entries, now_ms)
+            elif stage == "importance":
+                self._importance(entries)
+            elif stage == "projects":
+                entries = self._projects(entries, active)
+        return entries
+
     def _decay(self, entries: list[dict], now_ms: float) -> None:
-        """Temporal decay, then importance, in place on ``score`` (JS operation order)."""
+        """Temporal decay (the ``decay`` step's half-life), in place on ``score``."""
         if not entries:
             return
         ts = self._timestamps(entries)
         scores = np.array([e["score"] for e in entries], dtype=np.float64)
         decayed = scores * decay_multipliers(ts, now_ms, self.half_life_days)
-        weighted = decayed * importance_multiplier([e.get("importance") for e in entries])
+        for e, s in zip(entries, decayed.tolist(), strict=True):
+            e["score"] = s
+
+    @staticmethod
+    def _importance(entries: list[dict]) -> None:
+        """``<!-- importance: N -->``'s multiplier, in place on ``score``."""
+        if not entries:
+            return
+        scores = np.array([e["score"] for e in entries], dtype=np.float64)
+        weighted = scores * importance_multiplier([e.get("importance") for e in entries])
         for e, s in zip(entries, weighted.tolist(), strict=True):
             e["score"] = s
+
+    def _rerank(self, entries: list[dict], key: str) -> list[dict]:
+        """The ``mmr`` step on ``entries[key]`` (list order unchanged for a line without it)."""
+        if self.line.step("mmr") is None:
+            return list(entries)
+        return mmr_rerank(entries, key, self.mmr_lambda)
 
     @staticmethod
     def _projects(entries: list[dict], active: set[str] | None) -> list[dict]:
@@ -401,8 +429,7 @@ class TieredSearch:
         for e, c, lr, s in zip(entries, content.tolist(), lexical.tolist(), ranking.tolist(),
                                strict=True):
             e.update(contentScore=c, lexicalRank=lr, score=s)
-        self._decay(entries, now_ms)
-        entries = self._projects(entries, active)
+        entries = self._score_steps(entries, now_ms, active)
         for e in entries:
             e["rankingScore"] = e["score"]
             e["score"] = (float(project_multiplier([e.get("projectKey")], active)[0])
@@ -425,12 +452,12 @@ class TieredSearch:
         for level in (3, 2, 1):
             group = sorted((e for e in entries if e["exactPathSpecificity"] == level),
                            key=functools.cmp_to_key(by_ranking))
-            for e in mmr_rerank(group, "rankingScore", self.mmr_lambda):
+            for e in self._rerank(group, "rankingScore"):
                 e["score"] = float(project_multiplier([e.get("projectKey")], active)[0])
                 out.append(e)
         rest = sorted((e for e in entries if e["exactPathSpecificity"] == 0),
                       key=functools.cmp_to_key(by_score))
-        return out + mmr_rerank(rest, "score", self.mmr_lambda)
+        return out + self._rerank(rest, "score")
 
     def _rank_keyword_only(self, hits: list[dict], now_ms: float,
                            active: set[str] | None) -> list[dict]:
@@ -438,8 +465,7 @@ class TieredSearch:
         for h in hits:
             if h["exactPathSpecificity"] > 0:
                 h["score"] = exact_tie_score(h["score"] if h["hasBodyMatch"] else 0.0)
-        self._decay(hits, now_ms)
-        ranked = sorted(self._projects(hits, active), key=functools.cmp_to_key(
+        ranked = sorted(self._score_steps(hits, now_ms, active), key=functools.cmp_to_key(
             lambda a, b: compare_keyword_hits(a, b, False)))
         for h in ranked:
             if h["exactPathSpecificity"] > 0:
@@ -457,7 +483,7 @@ class TieredSearch:
         bool, "active": set | None}``; keyword-only entries are sorted but not thresholded.
         """
         q = query.strip(JS_WHITESPACE)
-        active = set(active_projects or ()) or None
+        active = (set(active_projects or ()) or None) if self.line.step("projects") else None
         out: dict[str, Any] = {"entries": [], "keyword_only": self.keyword_only,
                                "keyword_keys": set(), "any_keyword": False, "active": active}
         if not q:
