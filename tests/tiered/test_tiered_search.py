@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from memlab.lines import detect_line, line_names
-from memlab.tiered.search import TieredSearch
+from memlab.tiered.search import TieredSearch, mmr_rerank
 
 GOLDEN = json.loads((Path(__file__).parents[1] / "data" / "openclaw-2026.9" / "golden.json")
                     .read_text(encoding="utf-8"))
@@ -92,3 +92,9 @@ def test_identity_includes_chunking_version(workspace, tmp_path):
     config = {"memory": {"search": {"provider": "none", "store": {"fts": {
         "tokenizer": "trigram"}}}}}
     assert TieredSearch(workspace, config, index_path=index).rebuilt  # other settings
+
+
+@pytest.mark.parametrize("case", GOLDEN["mmrRerank"], ids=lambda c: "-".join(c["expected"]))
+def test_rerank_equals_openclaw_2026_9(case):
+    got = [e["id"] for e in mmr_rerank(case["items"], "score", case.get("lambda", 0.7))]
+    assert got == case["expected"]
