@@ -216,6 +216,10 @@ class Assessor:
             if hasattr(s, "transform"):
                 pipes[str(name or f"system{i}")] = s
                 continue
+            tiered = _tiered_search(s, self.workspace)
+            if tiered is not None:  # a memory.search config: its own line's search
+                pipes[str(name or _system_name(s, i))] = _Searches(tiered, depth)
+                continue
             if isinstance(s, tuple):
                 cfg, embedder = resolve_system(s[0])[1], s[1]
                 name = name or f"system{i}"
@@ -536,3 +540,31 @@ class Assessor:
         from IPython.display import display
 
         display(self.widget)
+
+
+def _tiered_search(spec: Any, workspace: Path) -> Any:
+    """A :class:`~memlab.openclaw.MemorySearch` of ``spec`` when it is a config (a dict, or a
+    file) for a line of the tiered engine (``memory.search``), else ``None``."""
+    from memlab.openclaw import MemorySearch, config_line
+
+    if isinstance(spec, tuple) or not (isinstance(spec, Mapping) or (
+            isinstance(spec, str | Path) and Path(spec).is_file())):
+        return None
+    line, tree = config_line(spec)
+    return MemorySearch(workspace, tree, profile=line) if line.engine == "tiered" else None
+
+
+def _system_name(spec: Any, i: int) -> str:
+    return Path(spec).stem if isinstance(spec, str | Path) else f"system{i}"
+
+
+class _Searches:
+    """A tiered-line search behind the ``transform(queries)`` of a pooled pipeline: its
+    :meth:`~memlab.openclaw.MemorySearch.run` at ``depth``, ``minScore`` 0."""
+
+    def __init__(self, search: Any, depth: int) -> None:
+        self.search, self.depth = search, depth
+
+    def transform(self, frame: pd.DataFrame) -> pd.DataFrame:
+        return self.search.run(frame, max_results=self.depth, min_score=0.0)
+

@@ -190,3 +190,17 @@ def test_label_from_qrels_replays_existing_judgments(workspace, tmp_path):
     ds = load_memory_dataset(tmp_path / "labels")
     assert ds.qrels.values.tolist() == [["a001", "memory/2026-05-01.md", 3, 3, 2],
                                         ["a002", "memory/2026-05-01.md", 4, 4, 1]]
+
+
+def test_a_2026_9_config_is_pooled_on_its_own_line(workspace, tmp_path):
+    """A ``memory.search`` config among the systems ranks as OpenClaw 2026.9 does (its
+    ``MemorySearch``), never as the 2026.7 defaults."""
+    from memlab.openclaw import MemorySearch
+
+    nine = {"memory": {"search": {"provider": "none"}}}
+    a = Assessor(workspace, {"nine": nine}, tmp_path / "out", queries=["billing deploy"], k=3)
+    run = a.runs(depth=3)["nine"]
+    want = MemorySearch(workspace, nine).search("billing deploy", max_results=3, min_score=0.0)
+    assert [(r.path, r.start_line, r.end_line) for r in run.itertuples()] == [
+        (h["path"], h["startLine"], h["endLine"]) for h in want["results"]]
+    assert {i["path"] for i in a.pool(a.queries[0]["id"])} == set(run["path"])
