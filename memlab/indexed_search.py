@@ -23,7 +23,7 @@ from memlab.embed.base import EmbeddingProvider
 from memlab.embed.fallback import ProviderSwitched
 from memlab.index.errors import IndexNotWritable
 from memlab.index.search import resolve_index_path
-from memlab.index.store import IndexStore, default_index_path
+from memlab.index.store import IndexStore
 from memlab.index.sync import (
     FORCE_HINT,
     IndexLocked,
@@ -78,20 +78,16 @@ class IndexedMemorySearch(MemorySearch):
         self.workspace = Path(os.path.abspath(os.path.expanduser(os.fspath(workspace))))
         if not self.workspace.is_dir():
             raise FileNotFoundError(f"memory workspace not found: {self.workspace}")
-        line, tree = config_line(config, profile)
-        if line.engine == "tiered":
-            chosen = index_path or ((tree or {}).get("memlab") or {}).get("indexPath")
-            where = (":memory:" if str(chosen) == ":memory:" else
-                     Path(chosen).expanduser() if chosen else
-                     default_index_path(self.workspace, line.index_suffix))
-            if where != ":memory:":
-                where.parent.mkdir(parents=True, exist_ok=True)
-            self._open_tiered(self.workspace, config, embedder, line, agent_id, where,
-                              sync=sync)
+        self.line, tree = config_line(config, profile)
+        if self.line.engine == "tiered":
+            from memlab.tiered.index import index_file
+
+            where = index_file(self.workspace, tree, self.line.index_suffix, index_path)
+            self._open_tiered(self.workspace, tree, embedder, agent_id, where, sync=sync)
             self.sync_report, self.paused = None, None
             return
-        self._setup(config, embedder, session=session, session_tree=session_tree,
-                    visibility=visibility, agent_id=agent_id)
+        self._setup(config if tree is None else tree, embedder, session=session,
+                    session_tree=session_tree, visibility=visibility, agent_id=agent_id)
         ms = self.config.memory_search
         path = (None if str(index_path) == ":memory:" else
                 resolve_index_path(self.workspace, self.config, index_path))

@@ -42,7 +42,7 @@ import pandas as pd
 
 from memlab.chunking import provider_input_cap
 from memlab.config import DEFAULT_CONFIG, MemlabConfig, load_config
-from memlab.config.json5io import read_source
+from memlab.config.json5io import ConfigTree, read_source
 from memlab.config.overrides import apply_active_overrides
 from memlab.corpus import Corpus, load_workspace
 from memlab.embed.base import EmbeddingProvider
@@ -168,11 +168,10 @@ def openclaw_pipeline(corpus: Corpus, config: MemlabConfig | dict | str | Path |
             f"provider {provider_id!r} needs an embedder: pass embedder=make_embedder(config), "
             "or set provider to 'none' for keyword-only search"
         )
-    mode = ("fts-only" if provider_id == "none" else
-            "hybrid" if ms.query.hybrid.enabled else "vector")
-    build = _Build(corpus, cfg, embedder, mode, max_results, min_score, now, store, vector_leg,
-                   {"session": session, "session_tree": session_tree, "visibility": visibility,
-                    "agent_id": agent_id})
+    session_options = {"session": session, "session_tree": session_tree,
+                       "visibility": visibility, "agent_id": agent_id}
+    build = _Build(corpus, cfg, embedder, ms.pipeline_mode(), max_results, min_score, now,
+                   store, vector_leg, session_options)
     stages: list[Stage] = []
     for step in line.recipe:
         stage = getattr(build, step.stage.replace("-", "_"))(step)
@@ -226,16 +225,14 @@ class _Build:
             return None
         ms = self.cfg.memory_search
         return TemporalDecay(self.corpus, half_life_days=ms.half_life_days(),
-                             enabled=bool(step.get("always"))
-                             or ms.query.hybrid.temporal_decay.enabled,
+                             enabled=ms.query.hybrid.temporal_decay.enabled,
                              now=self.now, rule=self.cfg.memlab.decay_rule)
 
     def mmr(self, step: Any) -> Stage | None:
         if self.mode not in step.get("modes", ()):
             return None
         ms = self.cfg.memory_search
-        return MMR(self.corpus, lambda_=ms.mmr_lambda(),
-                   enabled=bool(step.get("always")) or ms.query.hybrid.mmr.enabled)
+        return MMR(self.corpus, lambda_=ms.mmr_lambda(), enabled=ms.query.hybrid.mmr.enabled)
 
     def threshold(self, step: Any) -> Stage:
         return Threshold(self.min_score, self.max_results, relaxed=step.get("relaxed")[self.mode])
@@ -332,20 +329,22 @@ def _visibility(corpus: Corpus, session: str | None, session_tree: Any,
     return QuerySessionVisibility(tree, current, mode=mode, agent_id=agent)
 
 
-def config_tree(config: MemlabConfig | dict | str | Path | None) -> dict[str, Any] | None:
-    """The raw tree of a config given as a path, JSON5 text or dict, with the active ``--set``
-    overrides applied (``None`` for ``None`` or a :class:`MemlabConfig`): what
-    :func:`memlab.lines.detect_line` reads."""
+def config_tree(config: MemlabConfig | dict | str | Path | None) -> ConfigTree | None:
+    """A config given as a path, JSON5 text or dict, read once: a
+    :class:`~memlab.config.json5io.ConfigTree` that ``load_config`` takes without reading it
+    again and that still names its file in errors (``None`` for ``None``, a
+    :class:`MemlabConfig` or a value that is not an object, which ``load_config`` reports)."""
     if config is None or isinstance(config, MemlabConfig):
         return None
-    raw, _name = apply_active_overrides(*read_source(config))
-    return dict(raw) if isinstance(raw, dict) else None
+    raw, name = read_source(config)
+    return ConfigTree(raw, name) if isinstance(raw, dict) else None
 
 
 def config_line(config: MemlabConfig | dict | str | Path | None,
-                profile: str | Line | None = None) -> tuple[Line, dict[str, Any] | None]:
-    """The OpenClaw line of ``config`` (``profile`` wins) and its raw tree
-    (:func:`config_tree`): the one way every search entry point picks its line.
+                profile: str | Line | None = None) -> tuple[Line, ConfigTree | None]:
+    """The OpenClaw line of ``config`` (``profile`` wins; the active ``--set`` overrides
+    count) and the config read once (:func:`config_tree`): the one way every search entry
+    point picks its line.
 
     >>> config_line({"memory": {"search": {"provider": "none"}}})[0].name
     '2026.9'
@@ -354,9 +353,19 @@ def config_line(config: MemlabConfig | dict | str | Path | None,
     """
     if isinstance(config, MemlabConfig):
         named = config.memlab.profile
-        return detect_line({"memlab": {"profile": named}} if named else None, profile), None
+        line = detect_line({"memlab": {"profile": named}} if named else None, profile)
+        if line.engine != "stages":
+            raise ValueError(f"line {line.name} reads a raw config in its {line.config_key} "
+                             "layout (a dict, JSON5 text or path), not a MemlabConfig")
+        return line, None
     tree = config_tree(config)
-    return detect_line(tree, profile), tree
+    return detect_line(_overridden(tree), profile), tree
+
+
+def _overridden(tree: ConfigTree | None) -> dict[str, Any] | None:
+    """``tree`` with the active ``--set`` overrides applied (what the line and the tiered
+    search read; ``load_config`` applies them itself)."""
+    return None if tree is None else apply_active_overrides(tree, tree.source)[0]
 
 
 class MemorySearch:
@@ -404,10 +413,12 @@ class MemorySearch:
                  embedder: EmbeddingProvider | None = None, *, session: str | None = None,
                  session_tree: Any = None, visibility: str | None = None,
                  agent_id: str = "main", profile: str | Line | None = None):
-        if self._open_tiered(workspace, config, embedder, profile, agent_id, ":memory:"):
+        self.line, tree = config_line(config, profile)
+        if self.line.engine == "tiered":
+            self._open_tiered(workspace, tree, embedder, agent_id, ":memory:")
             return
-        self._setup(config, embedder, session=session, session_tree=session_tree,
-                    visibility=visibility, agent_id=agent_id)
+        self._setup(config if tree is None else tree, embedder, session=session,
+                    session_tree=session_tree, visibility=visibility, agent_id=agent_id)
         ms = self.config.memory_search
         model = self.embedder.model if self.embedder is not None else "fts-only"
         max_bytes = None
@@ -424,28 +435,21 @@ class MemorySearch:
     #: The tiered engine's search when :attr:`line` runs it (``None``: the stage pipeline).
     tiered: Any = None
 
-    def _open_tiered(self, workspace: str | Path, config: Any, embedder: Any,
-                     profile: str | Line | None, agent_id: str,
-                     index_path: str | Path, sync: bool = True) -> bool:
-        """Pick the line; when it runs the tiered engine, open its search over ``index_path``
-        and return True (the stage pipeline is not built)."""
-        self.line, tree = config_line(config, profile)
-        if self.line.engine != "tiered":
-            return False
-        if isinstance(config, MemlabConfig):
-            raise ValueError(f"line {self.line.name} reads a raw config in its "
-                             f"{self.line.config_key} layout (a dict, JSON5 text or path), "
-                             "not a MemlabConfig")
+    def _open_tiered(self, workspace: str | Path, tree: ConfigTree | None, embedder: Any,
+                     agent_id: str, index_path: str | Path, sync: bool = True) -> None:
+        """Open the tiered search of :attr:`line` over ``index_path`` (the stage pipeline is
+        not built); ``tree`` is the config read once (``None``: the line's defaults with the
+        offline local model)."""
         from memlab.tiered.search import TieredSearch
 
-        if tree is None:  # the line's defaults with the offline local model
-            tree = {"memory": {"search": {"provider": DEFAULT_CONFIG["memorySearch"]["provider"]}}}
+        raw = _overridden(tree)
+        if raw is None:
+            raw = {"memory": {"search": {"provider": DEFAULT_CONFIG["memorySearch"]["provider"]}}}
         self.agent_id = agent_id
-        self.tiered = TieredSearch(workspace, tree, agent_id=agent_id, index_path=index_path,
+        self.tiered = TieredSearch(workspace, raw, agent_id=agent_id, index_path=index_path,
                                    embedder=embedder, sync=sync, line=self.line)
         self.embedder = self.tiered.embedder
         self.config = None
-        return True
 
     def _setup(self, config: MemlabConfig | dict | str | Path | None,
                embedder: EmbeddingProvider | None, *, session: str | None = None,
@@ -490,12 +494,12 @@ class MemorySearch:
         """
         self = cls.__new__(cls)
         self.store = store
-        self.line, _tree = config_line(config)
+        self.line, tree = config_line(config)
         if self.line.engine != "stages":
             raise ValueError(f"from_corpus runs the stage pipeline; line {self.line.name} "
                              "indexes a workspace itself: use MemorySearch(workspace, config)")
         cfg = config if isinstance(config, MemlabConfig) else load_config(
-            DEFAULT_CONFIG if config is None else config)
+            tree if tree is not None else DEFAULT_CONFIG if config is None else config)
         if embedder is None and cfg.memory_search.resolved_provider() != "none":
             embedder = make_embedder(cfg)  # explicit: a missing provider is an error here
         self._setup(cfg, embedder)
@@ -531,9 +535,7 @@ class MemorySearch:
         """``"hybrid"``, ``"fts-only"`` or ``"vector"``."""
         if self.tiered is not None:
             return "fts-only" if self.tiered.keyword_only else "hybrid"
-        if self.embedder is None:
-            return "fts-only"
-        return "hybrid" if self.config.memory_search.query.hybrid.enabled else "vector"
+        return self.config.memory_search.pipeline_mode()
 
     def pipeline(self, max_results: int | None = None, min_score: float | None = None,
                  now: object = None) -> Sequence:

@@ -20,29 +20,15 @@ def _profiles() -> tuple[str, str]:
     return old.name, new.name
 
 
-def _tiered_config(spec: str) -> bool:
-    """Whether ``--config spec`` is a config file for a line of the tiered engine."""
-    from pathlib import Path
-
-    if not Path(spec).is_file():
-        return False  # a built-in system name
-    from memlab.config.json5io import read_source
-    from memlab.lines import detect_line
-
-    try:
-        raw = read_source(Path(spec))[0]
-        return isinstance(raw, dict) and detect_line(raw).engine == "tiered"
-    except Exception:  # noqa: BLE001 - unreadable or invalid: the run reports it
-        return False
-
-
 def _eval(args: argparse.Namespace) -> int:
+    from memlab.cli.line import config_file_line
     from memlab.eval.collection_cli import run_collection_eval, wants_collection
     from memlab.eval.datasets import load_dataset
     from memlab.eval.systems import evaluate_systems
 
     old, new = _profiles()
-    if not args.profile and args.config and all(_tiered_config(c) for c in args.config):
+    if not args.profile and args.config and all(
+            getattr(config_file_line(c), "engine", None) == "tiered" for c in args.config):
         args.profile = [new]  # the configs' own line (memory.search), as memlab search does
     if getattr(args, "projects", None) and set(args.profile or ()) != {new}:
         print("memlab: error: --projects needs --profile 2026.9 alone (2026.7 has no project "

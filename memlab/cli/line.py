@@ -19,11 +19,25 @@ from pathlib import Path
 from typing import Any
 
 from memlab.cli.output import format_results
+from memlab.config.errors import ConfigError
 from memlab.config.json5io import read_source
 from memlab.lines import Line, detect_line, line_names
 
-__all__ = ["add_profile_argument", "add_projects_argument", "dispatch", "parse_projects",
-           "refuse_profile", "sweep_line_command"]
+__all__ = ["add_profile_argument", "add_projects_argument", "config_file_line", "dispatch",
+           "parse_projects", "refuse_profile", "sweep_line_command"]
+
+
+def config_file_line(spec: Any) -> Line | None:
+    """The OpenClaw line of a config file named on the command line (``--config``,
+    ``--base``): ``None`` for a built-in system name, or a file the verb will report on itself
+    (unreadable, not an object, an unknown ``memlab.profile``)."""
+    if not isinstance(spec, str | Path) or not Path(spec).is_file():
+        return None
+    try:
+        raw = read_source(Path(spec))[0]
+        return detect_line(raw) if isinstance(raw, dict) else None
+    except (ConfigError, ValueError):
+        return None
 
 
 def add_profile_argument(parser: argparse.ArgumentParser) -> None:
@@ -125,15 +139,6 @@ def _agent(args: argparse.Namespace, raw: dict[str, Any]) -> str:
     return "main"
 
 
-def _index_path(args: argparse.Namespace, raw: dict[str, Any], line: Line) -> Path:
-    from memlab.index.store import default_index_path
-
-    chosen = getattr(args, "index", None) or (raw.get("memlab") or {}).get("indexPath")
-    if chosen:
-        return Path(chosen).expanduser()
-    return default_index_path(args.workspace, line.index_suffix)
-
-
 def _sync_or_read(ms: Any) -> None:
     """Sync before a search or status; while another ``memlab index`` holds the index's lock,
     search the index as it is with a warning, as the 2026.7 index does (``IndexLocked``, exit
@@ -163,8 +168,9 @@ def dispatch(verb: str, args: argparse.Namespace) -> int | None:
     from memlab.tiered.search import TieredSearch
 
     agent = _agent(args, raw)
-    path = _index_path(args, raw, line)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    from memlab.tiered.index import index_file
+
+    path = index_file(args.workspace, raw, line.index_suffix, getattr(args, "index", None))
     ms = TieredSearch(args.workspace, raw, agent_id=agent, index_path=path, sync=False,
                       line=line)
     try:

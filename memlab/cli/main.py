@@ -189,8 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import sys
 
     words = list(sys.argv[1:] if argv is None else argv)
-    first = next((w for w in words if not w.startswith("-")), None)
-    parser = build_parser(first if words and words[0] == first else None)
+    parser = build_parser(words[0] if words else None)  # not a verb: the whole parser
     args = parser.parse_args(words)
     warnings.formatwarning = lambda msg, cat, *a, **k: f"warning: {msg}\n"
     try:

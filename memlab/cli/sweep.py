@@ -292,6 +292,7 @@ def sweep_command(args: argparse.Namespace) -> int:
     """Run ``memlab sweep`` (see the module doc)."""
     import warnings
 
+    from memlab.cli.line import config_file_line
     from memlab.eval.metrics import parse_metric
     from memlab.lines import detect_line
     from memlab.tune.sweep import SweepEngine
@@ -303,12 +304,9 @@ def sweep_command(args: argparse.Namespace) -> int:
     metrics = [m.strip().lower() for m in args.metrics.split(",") if m.strip()]
     if metric not in metrics:
         metrics.insert(0, metric)
-    if not getattr(args, "profile", None) and args.base and Path(args.base).is_file():
-        from memlab.config.json5io import read_source
-
-        raw = read_source(Path(args.base))[0]
-        if isinstance(raw, dict) and detect_line(raw).engine == "tiered":
-            args.profile = detect_line(raw).name  # the base config's own line
+    base_line = None if getattr(args, "profile", None) else config_file_line(args.base)
+    if base_line is not None and base_line.engine == "tiered":
+        args.profile = base_line.name  # the base config's own line
     grid, grid_base = load_grids(args.grid if isinstance(args.grid, list) else [args.grid],
                                  getattr(args, "profile", None))
     if getattr(args, "model", None):

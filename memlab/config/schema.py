@@ -329,6 +329,17 @@ class MemorySearchConfig(StrictModel):
     def mmr_lambda(self) -> float:
         return self.query.hybrid.mmr.resolved_lambda()
 
+    def pipeline_mode(self) -> str:
+        """The search mode: ``"fts-only"`` without a provider, else ``"hybrid"``, or
+        ``"vector"`` with ``query.hybrid.enabled: false`` (what selects a line's recipe steps).
+
+        >>> MemorySearchConfig(provider="none").pipeline_mode()
+        'fts-only'
+        """
+        if self.resolved_provider() == "none":
+            return "fts-only"
+        return "hybrid" if self.query.hybrid.enabled else "vector"
+
     def resolved_overlap(self) -> int:
         return self.chunking.resolved_overlap()
 

@@ -33,7 +33,7 @@ from memlab.lines import v2026_7, v2026_9
 from memlab.lines.line import DateRule, Layout, Line, Step
 
 __all__ = ["DATE_RULES", "DEFAULT_DATE_RULE", "DEFAULT_LINE", "DateRule", "Layout", "Line",
-           "Step", "check_line", "detect_line", "detected_line", "export_schema",
+           "Step", "detect_line", "detected_line", "export_schema",
            "export_schemas", "get_line", "layout_of", "line_names", "register", "registered",
            "upgrade_lines"]
 
@@ -88,11 +88,6 @@ def get_line(name: str | Line, where: str = "memlab.profile") -> Line:
         raise ValueError(f"{where}: unknown OpenClaw line {name!r}; allowed: "
                          + ", ".join(repr(n) for n in _LINES))
     return line
-
-
-def check_line(value: Any, where: str = "memlab.profile") -> str:
-    """``value`` if it names a registered line (else :func:`get_line`'s error)."""
-    return get_line(value, where).name
 
 
 def layout_of(config: Mapping[str, Any] | None) -> Layout:

@@ -110,7 +110,6 @@ class Line:
     date_rule: str = "memory-dir"
     index_suffix: str = ""
     detected: bool = False
-    description: str = ""
     schemas: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:

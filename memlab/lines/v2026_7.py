@@ -36,22 +36,22 @@ LINE = Line(
     layout="memorySearch",
     engine="stages",
     detected=True,
-    description="OpenClaw 2026.7.35: agents.defaults.memorySearch, every knob tunable",
     recipe=(
         # The legs: vector (embeddings) and keyword (FTS5 bm25, AND query, the <=6-keyword
         # fallback), each cut to maxResults x candidateMultiplier.
-        Step("legs", {"keyword": "fts5", "candidates": "multiplier"}),
-        # mergeHybridResults: vectorWeight*v + textWeight*t (the config's weights).
-        Step("fusion", {"method": "openclaw"}),
+        Step("legs"),
+        # mergeHybridResults: vectorWeight*v + textWeight*t (the config's weights and
+        # memlab.fusion).
+        Step("fusion"),
         # temporal-decay.ts, when query.hybrid.temporalDecay.enabled (not in vector-only mode).
-        Step("decay", {"modes": ("hybrid", "fts-only"), "always": False}),
+        Step("decay", {"modes": ("hybrid", "fts-only")}),
         # mmr.ts, when query.hybrid.mmr.enabled (hybrid mode only).
-        Step("mmr", {"modes": ("hybrid",), "always": False}),
+        Step("mmr", {"modes": ("hybrid",)}),
         # minScore with its relaxation per mode, then maxResults.
         Step("threshold", {"relaxed": {"hybrid": "keyword", "fts-only": "zero",
                                        "vector": None}}),
         # the memory_search tool's session visibility (transcripts only).
-        Step("visibility", {}),
+        Step("visibility"),
     ),
     tunable=(
         "provider", "model", "fallback", "chunking.tokens", "chunking.overlap",

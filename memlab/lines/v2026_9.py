@@ -37,27 +37,26 @@ LINE = Line(
     layout="memory.search",
     engine="tiered",
     detected=True,
-    description="OpenClaw 2026.9.6: memory.search, tiered ranking, most knobs retired",
     recipe=(
         # Both legs to the candidate universe: keyword = body FTS + path FTS + exact-path
         # tiers + the fallback, boosted against the full query; vector = sqlite-vec's cosine.
-        Step("legs", {"keyword": "path-fts", "candidates": "universe"}),
+        Step("legs"),
         # mergeHybridResults: 0.7 v + 0.3 b (b: the boosted keyword score, the path score for
         # non-exact path-only hits, 0 for exact ones); exact hits rank by (1 + clamp(c)) / 2.
         Step("fusion", {"method": "openclaw", "vector_weight": VECTOR_WEIGHT,
                         "text_weight": TEXT_WEIGHT,
-                        "keyword_score": "boosted", "exact_tiers": True}),
+                        "keyword_score": "boosted"}),
         # temporal decay, always on: dated paths at any depth (slugs too), USER.md evergreen,
         # session hits by their indexed mtime.
-        Step("decay", {"always": True, "half_life_days": float(HALF_LIFE_DAYS)}),
+        Step("decay", {"half_life_days": float(HALF_LIFE_DAYS)}),
         # <!-- importance: N --> on the entry: x multiplier.
-        Step("importance", {}),
+        Step("importance"),
         # applyProjectRanking: x1.15 active project, x0.9 another one (memlab.annotations).
-        Step("projects", {}),
+        Step("projects"),
         # mmrRerank, always on, within each exact tier and on the rest (empty-token rule).
-        Step("mmr", {"always": True, "lambda": MMR_LAMBDA}),
+        Step("mmr", {"lambda": MMR_LAMBDA}),
         # selectHybridSearchResults on the candidate universe, then maxResults.
-        Step("selection", {"rule": "hybrid", "universe": CANDIDATE_UNIVERSE}),
+        Step("selection", {"universe": CANDIDATE_UNIVERSE}),
     ),
     tunable=(
         "provider", "model", "fallback", "outputDimensionality", "inputType",

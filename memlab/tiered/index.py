@@ -34,7 +34,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +45,7 @@ import numpy as np
 from memlab.annotations import chunk_metadata
 from memlab.chunking import chunk_memory_file, split_for_provider
 from memlab.index.paths import PATHS_FTS_TABLE, TOKENIZE_CLAUSES, add_path, create_paths_fts
-from memlab.index.store import APPLICATION_ID
+from memlab.index.store import APPLICATION_ID, default_index_path
 from memlab.index.store import index_file_problem as store_file_problem
 from memlab.lines import detected_line
 from memlab.sessions.live_store import (
@@ -169,6 +169,24 @@ def content_hash(file: SourceFile) -> str:
     """The hash stored per file in ``memory_index_sources.hash``: sha256 of its indexed text
     (a memory file's content, a transcript's rendered text)."""
     return hashlib.sha256(file.content.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def index_file(workspace: str | Path, config: Mapping[str, Any] | None, line_suffix: str,
+               index_path: str | Path | None = None) -> str | Path:
+    """The index of a tiered-engine line: ``index_path``, else the config's
+    ``memlab.indexPath``, else the line's default file beside the 2026.7 one
+    (:func:`memlab.index.store.default_index_path` with ``line_suffix``); ``":memory:"`` for
+    none. The file's folder is created.
+
+    >>> str(index_file("/tmp/ws", {"memlab": {"indexPath": ":memory:"}}, ".x"))
+    ':memory:'
+    """
+    chosen = index_path or ((config or {}).get("memlab") or {}).get("indexPath")
+    if str(chosen) == ":memory:":
+        return ":memory:"
+    path = Path(chosen).expanduser() if chosen else default_index_path(workspace, line_suffix)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
 
 
 def identity(settings: dict[str, Any]) -> str:

@@ -187,7 +187,6 @@ class TieredSearch:
                 raise NotAnIndex(path, problem)
             self.index_path = str(path)
         self.con = store.connect(self.index_path)
-        self.rebuilt = False
         #: What the last :meth:`sync` did (:class:`memlab.tiered.index.SyncReport`).
         self.sync_report: store.SyncReport | None = None
         self.meta: dict[str, Any] = {}
@@ -233,9 +232,13 @@ class TieredSearch:
             self.sync_report = store.sync_index(
                 self.con, files, self.index_settings(), embed,
                 None if self.keyword_only else PROVIDER_INPUT_CAP, force=force)
-        self.rebuilt = self.sync_report.mode == "full"
         self.reload()
         return self.meta
+
+    @property
+    def rebuilt(self) -> bool:
+        """Whether the last :meth:`sync` rebuilt the whole index."""
+        return self.sync_report is not None and self.sync_report.mode == "full"
 
     def reload(self) -> bool:
         """Read the index's meta and file mtimes as they are, without syncing (a search

@@ -241,10 +241,7 @@ def config_mode(cfg: MemlabConfig) -> int:
     ...     {"provider": "none"})]
     ['hybrid', 'vector', 'fts-only']
     """
-    ms = cfg.memory_search
-    if ms.resolved_provider() == "none":
-        return KEYWORD
-    return HYBRID if ms.query.hybrid.enabled else VECTOR
+    return MODES.index(cfg.memory_search.pipeline_mode())
 
 
 def _provider_key(cfg: MemlabConfig) -> str:
@@ -307,11 +304,9 @@ def _resolve(cfg: MemlabConfig) -> dict[str, Any]:
 
 def _step_on(stage: str, mode: int, enabled: bool) -> bool:
     """Whether the recipe's ``stage`` step runs for ``mode`` (the modes it applies to) with
-    the config's switch ``enabled`` (or the step's ``always``), as ``openclaw_pipeline``
-    builds it."""
+    the config's switch ``enabled``, as ``openclaw_pipeline`` builds it."""
     step = LINE.step(stage)
-    return (step is not None and MODES[mode] in step.get("modes", ())
-            and (bool(step.get("always")) or bool(enabled)))
+    return step is not None and MODES[mode] in step.get("modes", ()) and bool(enabled)
 
 
 def _plan(configs: Sequence[MemlabConfig]) -> dict[str, np.ndarray]:
